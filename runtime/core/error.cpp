@@ -1,0 +1,39 @@
+#include "runtime/core/error.h"
+
+namespace kiln {
+
+const char* error_name(Error error) {
+  switch (error) {
+    case Error::Ok: return "Ok";
+    case Error::Internal: return "Internal";
+    case Error::InvalidState: return "InvalidState";
+    case Error::EndOfMethod: return "EndOfMethod";
+    case Error::NotSupported: return "NotSupported";
+    case Error::NotImplemented: return "NotImplemented";
+    case Error::InvalidArgument: return "InvalidArgument";
+    case Error::InvalidType: return "InvalidType";
+    case Error::OperatorMissing: return "OperatorMissing";
+    case Error::RegistrationExceedingMax: return "RegistrationExceedingMax";
+    case Error::RegistrationAlreadyRegistered: return "RegistrationAlreadyRegistered";
+    case Error::NotFound: return "NotFound";
+    case Error::MemoryAllocationFailed: return "MemoryAllocationFailed";
+    case Error::AccessFailed: return "AccessFailed";
+    case Error::InvalidProgram: return "InvalidProgram";
+    case Error::InvalidExternalData: return "InvalidExternalData";
+    case Error::OutOfResources: return "OutOfResources";
+    case Error::DelegateInvalidCompatibility: return "DelegateInvalidCompatibility";
+    case Error::DelegateMemoryAllocationFailed: return "DelegateMemoryAllocationFailed";
+    case Error::DelegateInvalidHandle: return "DelegateInvalidHandle";
+    case Error::ProgramTruncated: return "ProgramTruncated";
+    case Error::ProgramBadIdentifier: return "ProgramBadIdentifier";
+    case Error::ProgramIndexOutOfRange: return "ProgramIndexOutOfRange";
+    case Error::ProgramSegmentOutOfBounds: return "ProgramSegmentOutOfBounds";
+    case Error::ProgramBadHeader: return "ProgramBadHeader";
+    case Error::InputShapeMismatch: return "InputShapeMismatch";
+    case Error::InputDtypeMismatch: return "InputDtypeMismatch";
+    case Error::InputCountMismatch: return "InputCountMismatch";
+  }
+  return "UnknownError";
+}
+
+}  // namespace kiln

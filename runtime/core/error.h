@@ -1,0 +1,86 @@
+// Kiln runtime error codes.
+//
+// Every public runtime function returns Error or Result<T>. Codes are stable: they are
+// grouped by range and never renumbered, so a code printed by firmware means the same
+// thing on the host. The general codes keep ExecuTorch's numbers so that users who know
+// one runtime can read the other's logs.
+#pragma once
+
+#include <cstdint>
+
+namespace kiln {
+
+enum class Error : uint32_t {
+  // 0x00-0x0f: status
+  /// Success.
+  Ok = 0x00,
+  /// A bug or an unexpected state inside the runtime.
+  Internal = 0x01,
+  /// The object is not in a state that allows the call (e.g. execute before init).
+  InvalidState = 0x02,
+  /// The method ran to its end (used internally by step-wise execution).
+  EndOfMethod = 0x03,
+
+  // 0x10-0x1f: the caller asked for something the runtime cannot do
+  /// The operation is not supported by this build or this program.
+  NotSupported = 0x10,
+  /// The operation is declared but not implemented yet.
+  NotImplemented = 0x11,
+  /// An argument is out of its allowed range.
+  InvalidArgument = 0x12,
+  /// A value has the wrong type (an EValue tag or a tensor dtype).
+  InvalidType = 0x13,
+  /// The program calls an operator that no registered kernel implements.
+  OperatorMissing = 0x14,
+  /// The kernel or backend registry is full.
+  RegistrationExceedingMax = 0x15,
+  /// A kernel or backend with this name is registered already.
+  RegistrationAlreadyRegistered = 0x16,
+
+  // 0x20-0x2f: resources and data
+  /// A named item (method, backend, input) does not exist.
+  NotFound = 0x20,
+  /// An allocator or a planned buffer is too small for what was asked.
+  MemoryAllocationFailed = 0x21,
+  /// Reading the program data failed (file I/O).
+  AccessFailed = 0x22,
+  /// The program is malformed (it fails flatbuffer verification or a consistency check).
+  InvalidProgram = 0x23,
+  /// External data referenced by the program is missing or malformed.
+  InvalidExternalData = 0x24,
+  /// A resource other than memory ran out.
+  OutOfResources = 0x25,
+
+  // 0x30-0x3f: delegates
+  /// The delegate blob was produced for another backend version or target.
+  DelegateInvalidCompatibility = 0x30,
+  /// The delegate could not get the memory it needs.
+  DelegateMemoryAllocationFailed = 0x31,
+  /// The delegate handle is invalid.
+  DelegateInvalidHandle = 0x32,
+
+  // 0x40-0x4f: program file format (Kiln's more precise reasons for InvalidProgram)
+  /// The file ends before the data its header or tables describe.
+  ProgramTruncated = 0x40,
+  /// The file does not carry the "ET12" identifier of a program.
+  ProgramBadIdentifier = 0x41,
+  /// An index in the program (value, operator, buffer, segment) is out of range.
+  ProgramIndexOutOfRange = 0x42,
+  /// A data segment or constant lies outside the file.
+  ProgramSegmentOutOfBounds = 0x43,
+  /// The extended header ("eh00") is present but inconsistent.
+  ProgramBadHeader = 0x44,
+
+  // 0x50-0x5f: inputs and outputs given at execution time
+  /// An input tensor's shape differs from the one the method expects.
+  InputShapeMismatch = 0x50,
+  /// An input tensor's dtype differs from the one the method expects.
+  InputDtypeMismatch = 0x51,
+  /// The number of inputs given differs from the method's.
+  InputCountMismatch = 0x52,
+};
+
+/// The enum value's name without the class prefix, e.g. "OperatorMissing".
+const char* error_name(Error error);
+
+}  // namespace kiln

@@ -1,0 +1,12 @@
+# Compile flags shared by every Kiln library: warnings, and no exceptions or RTTI in
+# the runtime and kernels (the Python extension re-enables them for itself only).
+
+add_library(kiln_compile_options INTERFACE)
+target_compile_options(kiln_compile_options INTERFACE
+  -Wall -Wextra -Wno-unused-parameter
+  $<$<COMPILE_LANGUAGE:CXX>:-fno-exceptions -fno-rtti>)
+
+if(KILN_ENABLE_SANITIZERS)
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
