@@ -1,0 +1,386 @@
+// kiln_executor_runner: runs one method of a .pte program on the host.
+//
+//   kiln_executor_runner PROGRAM.pte [--input x.npy ...] [--output-dir DIR]
+//                        [--iterations N] [--method NAME] [--temp-bytes N] [--profile]
+//
+// Every buffer is sized from the program (MethodMeta), not guessed: the method
+// allocator gets exactly method_allocator_size() bytes and each planned buffer its
+// planned size. Only the kernel scratch (temp) allocator has a default, 1 MiB.
+//
+// Exit status: 0 on success, 1 when the runtime (or reading/writing a file) reports an
+// Error — the last line of stderr is then "error: <ErrorName> (0x..): <reason>" — and 2
+// for a malformed command line.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "examples/host/host_buffer.h"
+#include "examples/host/npy_io.h"
+#include "examples/host/operator_profile.h"
+#include "examples/host/runner_options.h"
+#include "kernels/portable/register_portable_kernels.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/hierarchical_allocator.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/executor/file_data_loader.h"
+#include "runtime/executor/memory_manager.h"
+#include "runtime/executor/method.h"
+#include "runtime/executor/program.h"
+#include "runtime/platform/log.h"
+#include "runtime/platform/platform.h"
+
+namespace kiln::host {
+namespace {
+
+// ---- log capture: the runtime's messages, so that a failure can quote the reason ----
+
+struct LogCapture {
+  bool verbose = false;
+  std::vector<std::string> errors;  // Error/Fatal messages since the last clear
+};
+
+void capture_log(LogLevel level, const char* message, size_t length, void* user) {
+  auto* capture = static_cast<LogCapture*>(user);
+  if (level >= LogLevel::Error) {
+    capture->errors.emplace_back(message, length);
+  } else if (capture->verbose) {
+    std::fprintf(stderr, "kiln: %.*s\n", static_cast<int>(length), message);
+  }
+}
+
+// Prints the earlier error messages as context and the last one on the error line.
+int report_failure(const LogCapture& capture, Error error, const std::string& while_doing) {
+  for (size_t i = 0; i + 1 < capture.errors.size(); ++i) {
+    std::fprintf(stderr, "kiln: %s\n", capture.errors[i].c_str());
+  }
+  const char* reason = capture.errors.empty() ? "(no log message)" : capture.errors.back().c_str();
+  std::fprintf(stderr, "error: %s (0x%02" PRIx32 "): %s\n", error_name(error),
+               static_cast<uint32_t>(error), reason);
+  if (!while_doing.empty()) std::fprintf(stderr, "  while %s\n", while_doing.c_str());
+  return kExitRuntimeError;
+}
+
+// ---- small helpers ----
+
+/// Generated inputs larger than this are refused (a corrupted program could declare
+/// any size; a real model's input is far smaller).
+constexpr size_t kMaxGeneratedInputBytes = size_t{1} << 30;
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+template <typename T>
+std::string shape_string(Span<const T> sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i != 0) text += ", ";
+    text += std::to_string(sizes[i]);
+  }
+  return text + "]";
+}
+
+// Chooses --method, else "forward", else the program's first method.
+Result<std::string> choose_method(const Program& program, const std::string& requested) {
+  if (!requested.empty()) return requested;
+  std::string first;
+  for (size_t i = 0; i < program.num_methods(); ++i) {
+    Result<const char*> name = program.get_method_name(i);
+    if (!name.ok()) return name.error();
+    if (i == 0) first = *name;
+    if (std::strcmp(*name, "forward") == 0) return std::string("forward");
+  }
+  if (first.empty()) {
+    KILN_LOG(Error, "the program has no methods");
+    return Error::InvalidProgram;
+  }
+  return first;
+}
+
+// ---- inputs ----
+
+// Checks what the runtime cannot see in a tensor: the .npy dtype (named with the file)
+// and dimensions that do not fit the runtime's int32 sizes. The shape itself is checked
+// by Method::set_input, which knows whether the input may be smaller (dynamic).
+Error check_input(const NpyArray& array, const TensorInfo& info, size_t index,
+                  const std::string& path) {
+  if (array.dtype != info.scalar_type) {
+    KILN_LOG(Error, "input %zu (%s) is %s; the method expects %s", index, path.c_str(),
+             scalar_type_name(array.dtype), scalar_type_name(info.scalar_type));
+    return Error::InputDtypeMismatch;
+  }
+  for (int64_t size : array.shape) {
+    if (size > INT32_MAX) {
+      KILN_LOG(Error, "input %zu (%s) has a dimension of %" PRId64 " (more than int32)", index,
+               path.c_str(), size);
+      return Error::InputShapeMismatch;
+    }
+  }
+  return Error::Ok;
+}
+
+// Deterministic, non-trivial values: a sawtooth in [-1, 1) (floats) or small integers.
+void fill_deterministic(const Tensor& tensor) {
+  const size_t n = tensor.numel();
+  void* data = tensor.mutable_data_ptr();
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t step = static_cast<int64_t>(i % 17) - 8;
+    switch (tensor.scalar_type()) {
+      case ScalarType::Float: static_cast<float*>(data)[i] = static_cast<float>(step) / 8.0f; break;
+      case ScalarType::Double: static_cast<double*>(data)[i] = static_cast<double>(step) / 8.0; break;
+      case ScalarType::Char: static_cast<int8_t*>(data)[i] = static_cast<int8_t>(step); break;
+      case ScalarType::Short: static_cast<int16_t*>(data)[i] = static_cast<int16_t>(step); break;
+      case ScalarType::Int: static_cast<int32_t*>(data)[i] = static_cast<int32_t>(step); break;
+      case ScalarType::Long: static_cast<int64_t*>(data)[i] = step; break;
+      case ScalarType::Byte: static_cast<uint8_t*>(data)[i] = static_cast<uint8_t>(i % 17); break;
+      case ScalarType::Bool: static_cast<bool*>(data)[i] = (i % 2) == 1; break;
+      default: std::memset(data, 0, tensor.nbytes()); return;
+    }
+  }
+}
+
+// Keeps the tensors built over input data alive while the method may point at them.
+struct InputStorage {
+  std::vector<NpyArray> arrays;
+  std::vector<std::vector<int32_t>> sizes;
+  std::vector<std::vector<uint8_t>> dim_orders;
+  std::vector<std::vector<int32_t>> strides;
+  std::vector<Tensor> tensors;
+
+  // A contiguous tensor over `array`'s data (the array moves into this storage).
+  Tensor* add(NpyArray array) {
+    arrays.push_back(std::move(array));
+    NpyArray& stored = arrays.back();
+    const size_t dim = stored.shape.size();
+    sizes.emplace_back(stored.shape.begin(), stored.shape.end());
+    dim_orders.emplace_back(dim);
+    for (size_t d = 0; d < dim; ++d) dim_orders.back()[d] = static_cast<uint8_t>(d);
+    strides.emplace_back(dim);
+    tensors.emplace_back(stored.dtype, static_cast<int32_t>(dim), sizes.back().data(),
+                         dim_orders.back().data(), strides.back().data(), stored.data.data());
+    return &tensors.back();
+  }
+};
+
+// An array of the input's dtype and shape holding deterministic values.
+Result<NpyArray> make_deterministic_input(const TensorInfo& info) {
+  NpyArray array;
+  array.dtype = info.scalar_type;
+  array.shape.assign(info.sizes.begin(), info.sizes.end());
+  if (info.nbytes > kMaxGeneratedInputBytes) {
+    KILN_LOG(Error, "the input needs %zu bytes; the runner generates at most %zu",
+             info.nbytes, kMaxGeneratedInputBytes);
+    return Error::MemoryAllocationFailed;
+  }
+  if (array.numel() * element_size(array.dtype) != info.nbytes) {
+    KILN_LOG(Error, "the input's sizes and dtype give %zu bytes, its metadata %zu",
+             array.numel() * element_size(array.dtype), info.nbytes);
+    return Error::InvalidProgram;
+  }
+  array.data.resize(info.nbytes);
+  return array;
+}
+
+Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
+                 InputStorage* storage, std::string* while_doing) {
+  const size_t num_inputs = meta.num_inputs();
+  const bool generated = options.input_paths.empty();
+  if (generated) {
+    std::printf("inputs: none given; filling %zu input(s) with deterministic values "
+                "(floats: sawtooth (i %% 17 - 8) / 8)\n",
+                num_inputs);
+  } else if (options.input_paths.size() != num_inputs) {
+    KILN_LOG(Error, "%zu --input file(s) given; method '%s' has %zu input(s)",
+             options.input_paths.size(), meta.name(), num_inputs);
+    return Error::InputCountMismatch;
+  }
+  // Reserved up front: the method keeps pointers into these vectors.
+  storage->arrays.reserve(num_inputs);
+  storage->tensors.reserve(num_inputs);
+  for (size_t i = 0; i < num_inputs; ++i) {
+    const std::string source = generated ? "generated" : options.input_paths[i];
+    *while_doing = "preparing input " + std::to_string(i) + " (" + source + ")";
+    KILN_TRY_ASSIGN(TensorInfo info, meta.input_tensor_meta(i));
+    NpyArray array;
+    if (generated) {
+      KILN_TRY_ASSIGN(array, make_deterministic_input(info));
+    } else {
+      KILN_TRY_ASSIGN(array, read_npy(source));
+      KILN_TRY(check_input(array, info, i, source));
+    }
+    Tensor* tensor = storage->add(std::move(array));
+    if (generated) fill_deterministic(*tensor);
+    KILN_TRY(method.set_input(EValue(tensor), i));  // checks dtype and shape now
+    std::printf("  input %zu: %s %s <- %s\n", i, scalar_type_name(tensor->scalar_type()),
+                shape_string(tensor->sizes()).c_str(), source.c_str());
+  }
+  while_doing->clear();
+  return Error::Ok;
+}
+
+// Gives the method its inputs again. Needed before every execution: memory planning
+// may reuse an input's planned bytes for a later tensor, so a run can overwrite them.
+Error reapply_inputs(Method& method, InputStorage& storage) {
+  for (size_t i = 0; i < storage.tensors.size(); ++i) {
+    KILN_TRY(method.set_input(EValue(&storage.tensors[i]), i));
+  }
+  return Error::Ok;
+}
+
+// ---- outputs ----
+
+Error write_outputs(const Method& method, const Options& options, std::string* while_doing) {
+  for (size_t i = 0; i < method.outputs_size(); ++i) {
+    const EValue& value = method.get_output(i);
+    if (!value.is_tensor()) {
+      std::printf("  output %zu: %s (not a tensor, not written)\n", i, tag_name(value.tag()));
+      continue;
+    }
+    const Tensor& tensor = value.to_tensor();
+    std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+    const std::string path = options.output_dir + "/output_" + std::to_string(i) + ".npy";
+    *while_doing = "writing output " + std::to_string(i) + " to " + path;
+    KILN_TRY(write_npy(path, tensor.scalar_type(), {shape.data(), shape.size()},
+                       tensor.const_data_ptr(), tensor.nbytes()));
+    std::printf("  output %zu: %s %s -> %s\n", i, scalar_type_name(tensor.scalar_type()),
+                shape_string(tensor.sizes()).c_str(), path.c_str());
+  }
+  while_doing->clear();
+  return Error::Ok;
+}
+
+// ---- the run ----
+
+int run(const Options& options, LogCapture& capture) {
+  std::string while_doing = "loading " + options.program_path;
+  auto fail = [&](Error error) { return report_failure(capture, error, while_doing); };
+
+  auto start = std::chrono::steady_clock::now();
+  Result<FileDataLoader> loader = FileDataLoader::from(options.program_path.c_str());
+  if (!loader.ok()) return fail(loader.error());
+  Result<Program> program = Program::load(&*loader, Program::Verification::Full);
+  if (!program.ok()) return fail(program.error());
+  const double load_ms = ms_since(start);
+
+  Result<std::string> method_name = choose_method(*program, options.method_name);
+  if (!method_name.ok()) return fail(method_name.error());
+  while_doing = "preparing method '" + *method_name + "'";
+  Result<MethodMeta> meta = program->method_meta(method_name->c_str());
+  if (!meta.ok()) return fail(meta.error());
+  Result<size_t> method_bytes = meta->method_allocator_size();
+  if (!method_bytes.ok()) return fail(method_bytes.error());
+
+  // Exactly the sizes the program asks for.
+  Result<HostBuffer> method_pool = HostBuffer::allocate(*method_bytes, "method allocator");
+  if (!method_pool.ok()) return fail(method_pool.error());
+  MemoryAllocator method_allocator(method_pool->data(), method_pool->size());
+  std::vector<HostBuffer> planned_pools;
+  std::vector<Span<uint8_t>> planned_spans;
+  for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
+    Result<int64_t> size = meta->memory_planned_buffer_size(i);
+    if (!size.ok()) return fail(size.error());
+    if (*size < 0) {
+      KILN_LOG(Error, "planned buffer %zu has a negative size (%" PRId64 ")", i, *size);
+      return fail(Error::InvalidProgram);
+    }
+    Result<HostBuffer> pool = HostBuffer::allocate(static_cast<size_t>(*size), "planned buffer");
+    if (!pool.ok()) return fail(pool.error());
+    planned_pools.push_back(std::move(*pool));
+  }
+  for (auto& pool : planned_pools) planned_spans.emplace_back(pool.data(), pool.size());
+  HierarchicalAllocator planned_memory({planned_spans.data(), planned_spans.size()});
+  Result<HostBuffer> temp_pool = HostBuffer::allocate(options.temp_bytes, "temp allocator");
+  if (!temp_pool.ok()) return fail(temp_pool.error());
+  MemoryAllocator temp_allocator(temp_pool->data(), temp_pool->size());
+  MemoryManager memory_manager;
+  memory_manager.method_allocator = &method_allocator;
+  memory_manager.planned_memory = &planned_memory;
+  memory_manager.temp_allocator = &temp_allocator;
+
+  start = std::chrono::steady_clock::now();
+  Result<Method> method = program->load_method(method_name->c_str(), &memory_manager);
+  if (!method.ok()) return fail(method.error());
+  const double init_ms = ms_since(start);
+
+  std::printf("program: %s (%zu bytes, flatbuffer %zu), method '%s'\n",
+              options.program_path.c_str(), loader->size(), program->program_data_size(),
+              method_name->c_str());
+  InputStorage inputs;
+  Error error = set_inputs(*method, *meta, options, &inputs, &while_doing);
+  if (error != Error::Ok) return fail(error);
+
+  OperatorProfile profile;
+  if (options.profile) method->set_instruction_observer(&profile);
+  std::vector<double> execute_ms;
+  for (long i = 0; i < options.iterations; ++i) {
+    while_doing = "executing '" + *method_name + "' (iteration " + std::to_string(i) + ")";
+    if (i > 0) {
+      error = reapply_inputs(*method, inputs);
+      if (error != Error::Ok) return fail(error);
+    }
+    start = std::chrono::steady_clock::now();
+    error = method->execute();
+    execute_ms.push_back(ms_since(start));
+    if (error != Error::Ok) return fail(error);
+  }
+  method->set_instruction_observer(nullptr);
+
+  std::printf("outputs:\n");
+  error = write_outputs(*method, options, &while_doing);
+  if (error != Error::Ok) return fail(error);
+
+  std::vector<double> sorted = execute_ms;
+  std::sort(sorted.begin(), sorted.end());
+  std::printf("load: %.3f ms (file + Program::load), method init: %.3f ms\n", load_ms, init_ms);
+  const size_t middle = sorted.size() / 2;
+  const double median =
+      sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
+  std::printf("execute: %ld iteration(s), median %.3f ms, min %.3f ms\n", options.iterations,
+              median, sorted.front());
+  std::printf("planned memory: %zu buffer(s)", planned_pools.size());
+  size_t planned_total = 0;
+  for (size_t i = 0; i < planned_pools.size(); ++i) {
+    std::printf("%s [%zu] %zu bytes", i == 0 ? ":" : ",", i, planned_pools[i].size());
+    planned_total += planned_pools[i].size();
+  }
+  std::printf(" (total %zu)\n", planned_total);
+  std::printf("method allocator: %zu / %zu bytes used\n", method_allocator.used(),
+              method_allocator.size());
+  std::printf("temp allocator: peak %zu / %zu bytes\n", temp_allocator.peak(),
+              temp_allocator.size());
+  if (options.profile) profile.print(options.iterations);
+  return 0;
+}
+
+}  // namespace
+}  // namespace kiln::host
+
+int main(int argc, char** argv) {
+  using namespace kiln;
+  host::Options options;
+  bool help = false;
+  if (!host::parse_options(argc, argv, &options, &help)) {
+    host::print_usage(stderr);
+    return host::kExitUsage;
+  }
+  if (help) {
+    host::print_usage(stdout);
+    return 0;
+  }
+  kiln_pal_init();
+  host::LogCapture capture;
+  capture.verbose = options.verbose;
+  set_log_sink(&host::capture_log, &capture);
+
+  const Error registered = register_portable_kernels();
+  if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
+  return host::run(options, capture);
+}

@@ -1,0 +1,12 @@
+// aten::lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+#include "kernels/portable/util/elementwise.h"
+
+namespace kiln {
+namespace portable {
+
+void lt_scalar_out(KernelContext& ctx, Span<EValue*> args) {
+  compare_scalar_kernel(ctx, "aten::lt.Scalar_out", args, [](auto a, auto b) { return a < b; });
+}
+
+}  // namespace portable
+}  // namespace kiln

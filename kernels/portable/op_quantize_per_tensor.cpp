@@ -1,0 +1,40 @@
+// quantized_decomposed::quantize_per_tensor.out(Tensor input, float scale, int zero_point,
+//     int quant_min, int quant_max, ScalarType dtype, *, Tensor(a!) out)
+#include "kernels/portable/util/quantize.h"
+
+namespace kiln {
+namespace portable {
+
+void quantize_per_tensor_out(KernelContext& ctx, Span<EValue*> args) {
+  static constexpr const char* kName = "quantized_decomposed::quantize_per_tensor.out";
+  ArgReader r(ctx, kName, args, 8);
+  Tensor* in = r.tensor(0);
+  const double scale = r.double_value(1);
+  const int64_t zero_point = r.int_value(2);
+  const int64_t qmin = r.int_value(3);
+  const int64_t qmax = r.int_value(4);
+  const int64_t dtype = r.int_value(5);
+  Tensor* out = r.tensor(6);
+  if (!r.ok()) return;
+  if (!check_dtype(ctx, kName, *in, ScalarType::Float, "input") ||
+      !check_quant_params(ctx, kName, *out, dtype, qmin, qmax) ||
+      !resize_output_like(ctx, kName, *out, *in)) {
+    return;
+  }
+  KILN_KERNEL_CHECK(ctx, scale > 0 && std::isfinite(scale), Error::InvalidArgument, kName,
+                    "scale must be positive and finite, got %g", scale);
+  const float inv_scale = static_cast<float>(1.0 / scale);
+  const float zp = static_cast<float>(zero_point);
+  const float lo = static_cast<float>(qmin);
+  const float hi = static_cast<float>(qmax);
+  const float* x = in->const_data_ptr<float>();
+  const size_t n = in->numel();
+  visit_quantized(out->scalar_type(), [&](auto tag) {
+    using Q = decltype(tag);
+    Q* q = out->mutable_data_ptr<Q>();
+    for (size_t i = 0; i < n; ++i) q[i] = quantize_value<Q, float>(x[i], inv_scale, zp, lo, hi);
+  });
+}
+
+}  // namespace portable
+}  // namespace kiln

@@ -1,0 +1,120 @@
+// Shared pieces of the quantized_decomposed quantize / dequantize kernels.
+//
+// The arithmetic follows PyTorch's reference implementation of these ops exactly:
+//   quantize:   q = clamp(round_half_even(x * (1 / scale)) + zero_point, qmin, qmax)
+//   dequantize: x = (q - zero_point) * scale
+// in float32 when scale is a Python float or a float32 tensor (double for float64
+// scales), so that Kiln and PyTorch produce the same integers.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/portable/util/dtype_dispatch.h"
+
+namespace kiln {
+namespace portable {
+
+/// True for the integer dtypes a quantized tensor may have.
+inline bool is_quantized_dtype(ScalarType t) {
+  return t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Short ||
+         t == ScalarType::Int || t == ScalarType::UInt16;
+}
+
+/// Checks the `dtype` argument against the quantized tensor's dtype and that
+/// [qmin, qmax] is a non-empty range inside that dtype.
+inline bool check_quant_params(KernelContext& ctx, const char* op, const Tensor& quantized,
+                               int64_t dtype_arg, int64_t qmin, int64_t qmax) {
+  const ScalarType t = quantized.scalar_type();
+  if (!is_quantized_dtype(t) || static_cast<int64_t>(t) != dtype_arg) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidType, op,
+                     "quantized tensor is %s, dtype argument is %lld (need matching Byte, Char, Short, Int or UInt16)",
+                     scalar_type_name(t), static_cast<long long>(dtype_arg));
+    return false;
+  }
+  int64_t lo = 0;
+  int64_t hi = 0;
+  switch (t) {
+    case ScalarType::Byte: lo = 0; hi = 255; break;
+    case ScalarType::Char: lo = -128; hi = 127; break;
+    case ScalarType::Short: lo = -32768; hi = 32767; break;
+    case ScalarType::UInt16: lo = 0; hi = 65535; break;
+    default: lo = INT32_MIN; hi = INT32_MAX; break;
+  }
+  if (qmin < lo || qmax > hi || qmin > qmax) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "quant range [%lld, %lld] is invalid for %s",
+                     static_cast<long long>(qmin), static_cast<long long>(qmax), scalar_type_name(t));
+    return false;
+  }
+  return true;
+}
+
+/// Calls f(Q{}) with the C++ type of a quantized dtype (see is_quantized_dtype).
+template <typename F>
+void visit_quantized(ScalarType t, F&& f) {
+  switch (t) {
+    case ScalarType::Byte: f(uint8_t{}); break;
+    case ScalarType::Char: f(int8_t{}); break;
+    case ScalarType::Short: f(int16_t{}); break;
+    case ScalarType::Int: f(int32_t{}); break;
+    case ScalarType::UInt16: f(uint16_t{}); break;
+    default: break;
+  }
+}
+
+/// One quantized value; F is the compute type (float or double).
+template <typename Q, typename F>
+inline Q quantize_value(F x, F inv_scale, F zero_point, F qmin, F qmax) {
+  F q = std::nearbyint(x * inv_scale) + zero_point;  // nearbyint: ties to even, like torch.round
+  q = q < qmin ? qmin : q;
+  q = q > qmax ? qmax : q;
+  return static_cast<Q>(q);
+}
+
+
+/// Per-channel parameters: `axis` normalised, channel count and the size of the
+/// dimensions after it (so element i belongs to channel (i / inner) % channels).
+struct ChannelLayout {
+  int32_t axis = 0;
+  size_t channels = 1;
+  size_t inner = 1;
+};
+
+/// Checks scales (Float or Double) and zero_points (Long or Int, may be null) are 1-D with
+/// one entry per channel of `t` along `axis`.
+inline bool check_channel_params(KernelContext& ctx, const char* op, const Tensor& t, const Tensor& scales,
+                                 const Tensor* zero_points, int64_t axis, ChannelLayout* layout) {
+  if (!normalize_dim(ctx, op, axis, t.dim(), &layout->axis)) return false;
+  if (t.dim() == 0) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "per-channel quantization needs a tensor with dims");
+    return false;
+  }
+  layout->channels = static_cast<size_t>(t.size(layout->axis));
+  layout->inner = 1;
+  for (int32_t d = layout->axis + 1; d < t.dim(); ++d) layout->inner *= static_cast<size_t>(t.size(d));
+  if (scales.dim() != 1 || static_cast<size_t>(scales.numel()) != layout->channels ||
+      (scales.scalar_type() != ScalarType::Float && scales.scalar_type() != ScalarType::Double)) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "scales %s (%s) must be [%zu] Float or Double",
+                     ShapeString(scales).c_str(), scalar_type_name(scales.scalar_type()), layout->channels);
+    return false;
+  }
+  if (zero_points != nullptr &&
+      (zero_points->dim() != 1 || zero_points->numel() != layout->channels ||
+       (zero_points->scalar_type() != ScalarType::Long && zero_points->scalar_type() != ScalarType::Int))) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "zero_points %s (%s) must be [%zu] Long or Int",
+                     ShapeString(*zero_points).c_str(), scalar_type_name(zero_points->scalar_type()),
+                     layout->channels);
+    return false;
+  }
+  return true;
+}
+
+/// zero_points[c] as int64 (0 without zero points).
+inline int64_t channel_zero_point(const Tensor* zero_points, size_t c) {
+  if (zero_points == nullptr) return 0;
+  return zero_points->scalar_type() == ScalarType::Long ? zero_points->const_data_ptr<int64_t>()[c]
+                                                        : zero_points->const_data_ptr<int32_t>()[c];
+}
+
+}  // namespace portable
+}  // namespace kiln

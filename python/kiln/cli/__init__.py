@@ -1,0 +1,1 @@
+"""Kiln's console scripts, one module each (``kiln-run`` -> :mod:`kiln.cli.run`)."""

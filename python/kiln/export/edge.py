@@ -1,0 +1,82 @@
+"""From an ``nn.Module`` to a core-ATen ExportedProgram (the "edge" program).
+
+This is the first stage of :func:`kiln.export`; backends that partition the
+graph (e.g. Ethos-U) start from its result.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import torch
+from torch.export import ExportedProgram
+
+from kiln import ExportError
+
+logger = logging.getLogger(__name__)
+
+# Longest part of torch's message kept in an ExportError (torch's can be pages long).
+_MAX_CAUSE_CHARS = 2000
+
+
+def normalize_inputs(example_inputs: Any) -> tuple[Any, ...]:
+    """``example_inputs`` as a tuple: a single tensor or a list is accepted too."""
+    if isinstance(example_inputs, torch.Tensor):
+        return (example_inputs,)
+    if isinstance(example_inputs, list):
+        return tuple(example_inputs)
+    if not isinstance(example_inputs, tuple):
+        raise ExportError(
+            f"example_inputs must be a tuple of tensors, got {type(example_inputs).__name__}"
+        )
+    return example_inputs
+
+
+def _behaves_differently_in_training(model: torch.nn.Module) -> bool:
+    """True if ``model`` is in training mode and has BatchNorm or Dropout layers."""
+    training_sensitive = (torch.nn.modules.batchnorm._NormBase, torch.nn.modules.dropout._DropoutNd)
+    return any(m.training and isinstance(m, training_sensitive) for m in model.modules())
+
+
+def _describe(error: BaseException) -> str:
+    text = str(error).strip() or type(error).__name__
+    if len(text) > _MAX_CAUSE_CHARS:
+        text = text[:_MAX_CAUSE_CHARS] + " ..."
+    return f"{type(error).__name__}: {text}"
+
+
+def export_to_edge(model: torch.nn.Module, example_inputs: Any) -> ExportedProgram:
+    """Export ``model`` with ``torch.export`` and decompose it to core ATen.
+
+    Args:
+        model: the module to compile. Put it in eval mode first (BatchNorm and
+            Dropout in training mode have no inference kernels).
+        example_inputs: a tuple of example tensors (a single tensor is accepted).
+
+    Returns:
+        The core-ATen :class:`~torch.export.ExportedProgram`.
+
+    Raises:
+        ExportError: ``model`` is not a module, or torch.export or the
+            decomposition failed (torch's reason is in the message and ``__cause__``).
+    """
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"model must be a torch.nn.Module, got {type(model).__name__}")
+    inputs = normalize_inputs(example_inputs)
+    if _behaves_differently_in_training(model):
+        logger.warning(
+            "%s is in training mode; exporting it as is. Call model.eval() for inference.",
+            type(model).__name__,
+        )
+    model_name = type(model).__name__
+    try:
+        exported = torch.export.export(model, inputs, strict=False)
+    except Exception as error:  # torch raises many unrelated types here
+        raise ExportError(f"torch.export failed for {model_name}: {_describe(error)}") from error
+    try:
+        return exported.run_decompositions()
+    except Exception as error:
+        raise ExportError(
+            f"decomposing {model_name} to core ATen failed: {_describe(error)}"
+        ) from error

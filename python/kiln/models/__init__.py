@@ -1,0 +1,68 @@
+"""Example models for Kiln's tests, benchmarks and quick start.
+
+``kiln.models.get(name)`` returns ``(module_in_eval_mode, example_inputs)``. Every model
+is deterministic (seeded) and has realistic activations: models with batch norm get
+running statistics re-estimated from random batches, so outputs are O(0.1-10) rather
+than the ~1e-9 that default statistics give (which would make every comparison
+meaningless).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from kiln.models import basic, mobilenet_v2, small_cnn
+from kiln.models.user_file import ModelFileError, load_model_from_file
+
+ModelFactory = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
+
+_REGISTRY: dict[str, tuple[ModelFactory, str]] = {
+    "add": (basic.make_add, "x + y on two 1x3x8x8 tensors"),
+    "softmax": (basic.make_softmax, "softmax over the last dim of a 2x16 tensor"),
+    "mlp": (basic.make_mlp, "3-layer perceptron with ReLU, 1x64 -> 10"),
+    "smallcnn": (small_cnn.make_small_cnn, "two conv-bn-relu-maxpool stages, avg pool, linear; 1x3x32x32"),
+    "resblock": (small_cnn.make_res_block, "conv-bn-relu6 residual block with depthwise conv; 1x16x16x16"),
+    "mv2": (mobilenet_v2.make_mobilenet_v2, "MobileNetV2, width 1.0, 1x3x224x224, 1000 classes"),
+}
+
+
+class UnknownModelError(KeyError):
+    """Raised for a model name that ``kiln.models`` does not know."""
+
+    def __str__(self) -> str:  # KeyError quotes its message; keep it readable.
+        return str(self.args[0])
+
+
+def names() -> list[str]:
+    """Names accepted by :func:`get`, in registration order."""
+    return list(_REGISTRY)
+
+
+def describe(name: str) -> str:
+    """One line describing the model."""
+    return _lookup(name)[1]
+
+
+def get(name: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    """Builds the model ``name`` in eval mode and returns it with example inputs."""
+    factory, _ = _lookup(name)
+    model, inputs = factory()
+    return model.eval(), inputs
+
+
+def load(spec: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    """A built-in model name, or ``path/to/file.py:ClassName`` (see user_file.py)."""
+    if spec.endswith(".py") or ":" in spec:
+        return load_model_from_file(spec)
+    return get(spec)
+
+
+def _lookup(name: str) -> tuple[ModelFactory, str]:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnknownModelError(
+            f"unknown model {name!r}; available: {', '.join(_REGISTRY)}"
+        ) from None

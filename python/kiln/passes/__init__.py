@@ -1,0 +1,41 @@
+"""Graph passes between the core-ATen program and memory planning.
+
+* :func:`to_out_variants` lowers an ExportedProgram to a :class:`MethodGraph` of
+  out-variant kernel calls (table in :mod:`kiln.passes.op_table`).
+* :mod:`kiln.passes.method_graph` defines that lowered form (no torch needed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kiln.passes.method_graph import (
+    Allocation,
+    KernelCall,
+    MethodGraph,
+    TensorRole,
+    TensorValue,
+)
+from kiln.passes.op_table import OUT_VARIANTS, out_variant_name
+
+
+def __getattr__(name: str) -> Any:
+    # The lowering imports torch; keep ``import kiln.passes`` light for readers of .pte files.
+    if name in ("to_out_variants", "find_call"):
+        from kiln.passes import out_variants
+
+        return getattr(out_variants, name)
+    raise AttributeError(f"module 'kiln.passes' has no attribute {name!r}")
+
+
+__all__ = [
+    "OUT_VARIANTS",
+    "Allocation",
+    "KernelCall",
+    "MethodGraph",
+    "TensorRole",
+    "TensorValue",
+    "find_call",
+    "out_variant_name",
+    "to_out_variants",
+]

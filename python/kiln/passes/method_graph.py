@@ -1,0 +1,187 @@
+"""The lowered form of one method: tensors and out-variant kernel calls in order.
+
+This is what every stage after ``torch.export`` works on. The out-variant pass
+builds it from a core-ATen graph, memory planning fills in ``TensorValue.allocation``
+and ``MethodGraph.planned_buffer_sizes``, and the serializer turns it into an
+``ExecutionPlan``. It holds no torch objects other than constant data, so planning
+and emission can be tested on hand-made graphs.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Optional, Union
+
+import numpy as np
+
+
+class TensorRole(enum.Enum):
+    """Where a tensor's memory comes from."""
+
+    INPUT = "input"  # a user input of the method
+    CONSTANT = "constant"  # parameter/buffer/lifted constant, data stored in the program
+    ACTIVATION = "activation"  # written by a kernel call
+
+
+@dataclass(frozen=True)
+class Allocation:
+    """A planned tensor's place: ``offset`` bytes into planned buffer ``mem_id`` (1-based)."""
+
+    mem_id: int
+    offset: int
+
+
+@dataclass(eq=False)
+class TensorValue:
+    """One tensor of the method. Identity matters (``eq=False``): two tensors with
+    equal shapes are still different values."""
+
+    name: str
+    dtype_code: int  # ScalarType code (c10 numbering), see kiln.serialize.scalar_types
+    element_size: int
+    shape: tuple[int, ...]
+    role: TensorRole
+    # Raw little-endian bytes of a constant, C-contiguous. None unless role is CONSTANT.
+    data: Optional[bytes] = None
+    is_output: bool = False
+    # Memory a planner should place this tensor in; a backend may move tensors to
+    # another memory (e.g. fast SRAM) by changing this before planning.
+    mem_id: int = 1
+    allocation: Optional[Allocation] = None
+
+    @property
+    def numel(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * self.element_size
+
+    @property
+    def is_input(self) -> bool:
+        return self.role is TensorRole.INPUT
+
+
+@dataclass(frozen=True)
+class Null:
+    """An absent optional argument (``None``)."""
+
+
+@dataclass(frozen=True)
+class Int:
+    value: int
+
+
+@dataclass(frozen=True)
+class Double:
+    value: float
+
+
+@dataclass(frozen=True)
+class Bool:
+    value: bool
+
+
+@dataclass(frozen=True)
+class String:
+    value: str
+
+
+@dataclass(frozen=True)
+class IntList:
+    items: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class DoubleList:
+    items: tuple[float, ...]
+
+
+@dataclass(frozen=True)
+class BoolList:
+    items: tuple[bool, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class TensorList:
+    items: tuple[TensorValue, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class OptionalTensorList:
+    items: tuple[Optional[TensorValue], ...]
+
+
+Argument = Union[
+    TensorValue,
+    Null,
+    Int,
+    Double,
+    Bool,
+    String,
+    IntList,
+    DoubleList,
+    BoolList,
+    TensorList,
+    OptionalTensorList,
+]
+
+
+@dataclass(eq=False)
+class KernelCall:
+    """Call of an out-variant operator. ``args`` follow ExecuTorch's convention:
+    every schema argument in order (defaults materialized), the out arguments,
+    then the return values again (one tensor, or a TensorList of the outs)."""
+
+    operator: str  # full name, "aten::convolution.out"
+    args: list[Argument]
+    outputs: list[TensorValue]  # tensors this call writes
+    source_node: str = ""  # FX node it was lowered from, for messages
+
+    def tensors_read(self) -> list[TensorValue]:
+        """Tensors this call reads (its non-out tensor arguments)."""
+        written = {id(t) for t in self.outputs}
+        seen: dict[int, TensorValue] = {}
+        for arg in self.args:
+            for tensor in tensors_in(arg):
+                if id(tensor) not in written:
+                    seen.setdefault(id(tensor), tensor)
+        return list(seen.values())
+
+
+def tensors_in(arg: Argument) -> list[TensorValue]:
+    """Tensors referenced by one argument (lists included)."""
+    if isinstance(arg, TensorValue):
+        return [arg]
+    if isinstance(arg, (TensorList, OptionalTensorList)):
+        return [t for t in arg.items if t is not None]
+    return []
+
+
+@dataclass(eq=False)
+class MethodGraph:
+    """A method ready for planning and emission."""
+
+    name: str
+    inputs: list[TensorValue]
+    outputs: list[TensorValue]
+    calls: list[KernelCall]
+    encoded_input_spec: str = ""
+    encoded_output_spec: str = ""
+    # Sizes per memory id; index 0 is unused and 0 (ExecutionPlan convention).
+    planned_buffer_sizes: list[int] = field(default_factory=lambda: [0])
+
+    def tensors(self) -> list[TensorValue]:
+        """Every tensor once: inputs, then tensors in order of first use by a call,
+        then outputs not produced by any call (e.g. an input returned as is)."""
+        seen: dict[int, TensorValue] = {}
+        for tensor in self.inputs:
+            seen.setdefault(id(tensor), tensor)
+        for call in self.calls:
+            for arg in call.args:
+                for tensor in tensors_in(arg):
+                    seen.setdefault(id(tensor), tensor)
+        for tensor in self.outputs:
+            seen.setdefault(id(tensor), tensor)
+        return list(seen.values())

@@ -1,0 +1,155 @@
+"""Which out-variant kernel implements each core-ATen operator.
+
+Keys are the operators that appear in a core-ATen graph (``OpOverload.name()``,
+e.g. ``"aten::convolution"`` for ``aten.convolution.default``, ``"aten::add.Tensor"``);
+values are the out-variant operators the runtime registers, named the way
+ExecuTorch programs name them (``"aten::convolution.out"``). View operators map to
+their ``_copy`` variants because a kernel call always writes a fresh output.
+
+An operator missing here is rejected by ``kiln.passes.to_out_variants`` with an
+:class:`kiln.UnsupportedOperatorError` naming the node. To support a new operator,
+add a line here and a kernel with the out-variant name to the runtime.
+"""
+
+from __future__ import annotations
+
+# fmt: off
+OUT_VARIANTS: dict[str, str] = {
+    # Convolution, matrix products, normalization, pooling.
+    "aten::convolution": "aten::convolution.out",
+    "aten::addmm": "aten::addmm.out",
+    "aten::mm": "aten::mm.out",
+    "aten::bmm": "aten::bmm.out",
+    "aten::_native_batch_norm_legit_no_training": "aten::_native_batch_norm_legit_no_training.out",
+    "aten::native_layer_norm": "aten::native_layer_norm.out",
+    "aten::native_group_norm": "aten::native_group_norm.out",
+    "aten::max_pool2d_with_indices": "aten::max_pool2d_with_indices.out",
+    "aten::avg_pool2d": "aten::avg_pool2d.out",
+    "aten::_adaptive_avg_pool2d": "aten::_adaptive_avg_pool2d.out",
+    "aten::upsample_nearest2d.vec": "aten::upsample_nearest2d.vec_out",
+    "aten::upsample_bilinear2d.vec": "aten::upsample_bilinear2d.vec_out",
+    "aten::constant_pad_nd": "aten::constant_pad_nd.out",
+    "aten::embedding": "aten::embedding.out",
+    # Activations and softmax.
+    "aten::relu": "aten::relu.out",
+    "aten::hardtanh": "aten::hardtanh.out",
+    "aten::clamp": "aten::clamp.out",
+    "aten::clamp.Tensor": "aten::clamp.Tensor_out",
+    "aten::sigmoid": "aten::sigmoid.out",
+    "aten::tanh": "aten::tanh.out",
+    "aten::gelu": "aten::gelu.out",
+    "aten::leaky_relu": "aten::leaky_relu.out",
+    "aten::elu": "aten::elu.out",
+    "aten::_softmax": "aten::_softmax.out",
+    "aten::_log_softmax": "aten::_log_softmax.out",
+    # Element-wise arithmetic.
+    "aten::add.Tensor": "aten::add.out",
+    "aten::add.Scalar": "aten::add.Scalar_out",
+    "aten::sub.Tensor": "aten::sub.out",
+    "aten::sub.Scalar": "aten::sub.Scalar_out",
+    "aten::rsub.Scalar": "aten::rsub.Scalar_out",
+    "aten::mul.Tensor": "aten::mul.out",
+    "aten::mul.Scalar": "aten::mul.Scalar_out",
+    "aten::div.Tensor": "aten::div.out",
+    "aten::div.Tensor_mode": "aten::div.out_mode",
+    "aten::div.Scalar": "aten::div.Scalar_out",
+    "aten::pow.Tensor_Scalar": "aten::pow.Tensor_Scalar_out",
+    "aten::pow.Tensor_Tensor": "aten::pow.Tensor_Tensor_out",
+    "aten::maximum": "aten::maximum.out",
+    "aten::minimum": "aten::minimum.out",
+    "aten::where.self": "aten::where.self_out",
+    "aten::abs": "aten::abs.out",
+    "aten::neg": "aten::neg.out",
+    "aten::exp": "aten::exp.out",
+    "aten::log": "aten::log.out",
+    "aten::sqrt": "aten::sqrt.out",
+    "aten::rsqrt": "aten::rsqrt.out",
+    "aten::reciprocal": "aten::reciprocal.out",
+    "aten::erf": "aten::erf.out",
+    "aten::sin": "aten::sin.out",
+    "aten::cos": "aten::cos.out",
+    "aten::floor": "aten::floor.out",
+    "aten::ceil": "aten::ceil.out",
+    "aten::round": "aten::round.out",
+    "aten::logical_not": "aten::logical_not.out",
+    # Comparisons.
+    "aten::eq.Scalar": "aten::eq.Scalar_out",
+    "aten::eq.Tensor": "aten::eq.Tensor_out",
+    "aten::ne.Scalar": "aten::ne.Scalar_out",
+    "aten::ne.Tensor": "aten::ne.Tensor_out",
+    "aten::lt.Scalar": "aten::lt.Scalar_out",
+    "aten::lt.Tensor": "aten::lt.Tensor_out",
+    "aten::le.Scalar": "aten::le.Scalar_out",
+    "aten::le.Tensor": "aten::le.Tensor_out",
+    "aten::gt.Scalar": "aten::gt.Scalar_out",
+    "aten::gt.Tensor": "aten::gt.Tensor_out",
+    "aten::ge.Scalar": "aten::ge.Scalar_out",
+    "aten::ge.Tensor": "aten::ge.Tensor_out",
+    # Reductions.
+    "aten::mean.dim": "aten::mean.out",
+    "aten::sum.dim_IntList": "aten::sum.IntList_out",
+    "aten::amax": "aten::amax.out",
+    "aten::amin": "aten::amin.out",
+    "aten::argmax": "aten::argmax.out",
+    "aten::argmin": "aten::argmin.out",
+    "aten::max.dim": "aten::max.dim_max",
+    "aten::min.dim": "aten::min.dim_min",
+    "aten::var.correction": "aten::var.correction_out",
+    "aten::cumsum": "aten::cumsum.out",
+    # Views and data movement (views become copies).
+    "aten::view": "aten::view_copy.out",
+    "aten::permute": "aten::permute_copy.out",
+    "aten::expand": "aten::expand_copy.out",
+    "aten::squeeze.dims": "aten::squeeze_copy.dims_out",
+    "aten::squeeze.dim": "aten::squeeze_copy.dim_out",
+    "aten::unsqueeze": "aten::unsqueeze_copy.out",
+    "aten::slice.Tensor": "aten::slice_copy.Tensor_out",
+    "aten::select.int": "aten::select_copy.int_out",
+    "aten::alias": "aten::alias_copy.out",
+    "aten::split_with_sizes": "aten::split_with_sizes_copy.out",
+    "aten::clone": "aten::clone.out",
+    "aten::_to_copy": "aten::_to_copy.out",
+    "aten::cat": "aten::cat.out",
+    "aten::repeat": "aten::repeat.out",
+    "aten::flip": "aten::flip.out",
+    "aten::gather": "aten::gather.out",
+    "aten::index.Tensor": "aten::index.Tensor_out",
+    "aten::index_select": "aten::index_select.out",
+    "aten::pixel_shuffle": "aten::pixel_shuffle.out",
+    # Tensor creation (their dtype comes from the out tensor).
+    "aten::full": "aten::full.out",
+    "aten::full_like": "aten::full_like.out",
+    "aten::scalar_tensor": "aten::scalar_tensor.out",
+    # Quantization (PT2E quantized graphs).
+    "quantized_decomposed::quantize_per_tensor": "quantized_decomposed::quantize_per_tensor.out",
+    "quantized_decomposed::dequantize_per_tensor": "quantized_decomposed::dequantize_per_tensor.out",
+    "quantized_decomposed::quantize_per_channel": "quantized_decomposed::quantize_per_channel.out",
+    "quantized_decomposed::dequantize_per_channel": "quantized_decomposed::dequantize_per_channel.out",
+}
+# fmt: on
+
+
+# Checks torch.export leaves in the graph; they hold at compile time (static shapes
+# and dtypes), produce no value, and are dropped.
+COMPILE_TIME_CHECKS: frozenset[str] = frozenset(
+    {
+        "aten::_assert_tensor_metadata",
+        "aten::_assert_scalar",
+        "aten::_assert_async",
+        "aten::_assert_async.msg",
+        "aten::sym_constrain_range",
+        "aten::sym_constrain_range_for_size",
+    }
+)
+
+
+def out_variant_name(core_operator: str) -> str | None:
+    """Out-variant operator for a core-ATen operator name, or None if Kiln has none."""
+    return OUT_VARIANTS.get(core_operator)
+
+
+def split_operator_name(full_name: str) -> tuple[str, str]:
+    """``"aten::add.out"`` -> ``("aten::add", "out")``; no overload -> ``(name, "")``."""
+    namespace, _, rest = full_name.partition("::")
+    name, _, overload = rest.partition(".")
+    return f"{namespace}::{name}", overload

@@ -1,0 +1,21 @@
+"""Kiln's C++ runtime from Python: load a .pte program and run its methods.
+
+    from kiln.runtime import Runtime
+    method = Runtime.get().load_program("model.pte").load_method("forward")
+    (logits,) = method.execute([image])
+"""
+
+from kiln.runtime.errors import KilnRuntimeError
+from kiln.runtime.meta import MethodMeta, ValueSpec
+from kiln.runtime.program import DEFAULT_TEMP_BYTES, Method, Program, Runtime, TimedRun
+
+__all__ = [
+    "DEFAULT_TEMP_BYTES",
+    "KilnRuntimeError",
+    "Method",
+    "MethodMeta",
+    "Program",
+    "Runtime",
+    "TimedRun",
+    "ValueSpec",
+]

@@ -1,0 +1,101 @@
+"""What a method takes, returns and needs in memory, as plain dataclasses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+# kiln::ScalarType names (runtime/core/scalar_type.h) -> numpy dtypes, for the types
+# numpy can hold. The runtime's names are kept so that messages match the C++ side.
+SCALAR_TYPE_TO_NUMPY: dict[str, np.dtype] = {
+    "Byte": np.dtype(np.uint8),
+    "Char": np.dtype(np.int8),
+    "Short": np.dtype(np.int16),
+    "Int": np.dtype(np.int32),
+    "Long": np.dtype(np.int64),
+    "Half": np.dtype(np.float16),
+    "Float": np.dtype(np.float32),
+    "Double": np.dtype(np.float64),
+    "Bool": np.dtype(np.bool_),
+    "UInt16": np.dtype(np.uint16),
+    "UInt32": np.dtype(np.uint32),
+    "UInt64": np.dtype(np.uint64),
+}
+
+
+@dataclass(frozen=True)
+class ValueSpec:
+    """One input or output of a method. Non-tensor values have ``tag`` only."""
+
+    tag: str
+    shape: tuple[int, ...] = ()
+    scalar_type: str = ""
+    dim_order: tuple[int, ...] = ()
+    nbytes: int = 0
+    is_memory_planned: bool = False
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.tag == "Tensor"
+
+    @property
+    def dtype(self) -> np.dtype | None:
+        """The numpy dtype of a tensor value (None if numpy has no such dtype)."""
+        return SCALAR_TYPE_TO_NUMPY.get(self.scalar_type)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> ValueSpec:
+        return cls(
+            tag=raw["tag"],
+            shape=tuple(raw.get("shape", ())),
+            scalar_type=raw.get("scalar_type", ""),
+            dim_order=tuple(raw.get("dim_order", ())),
+            nbytes=int(raw.get("nbytes", 0)),
+            is_memory_planned=bool(raw.get("is_memory_planned", False)),
+        )
+
+
+@dataclass(frozen=True)
+class MethodMeta:
+    """A method's interface and memory needs, read from the program.
+
+    The allocator figures (``method_allocator_used``, ``temp_allocator_*``,
+    ``init_ms``) are only known for a loaded method; they are None otherwise.
+    """
+
+    name: str
+    inputs: tuple[ValueSpec, ...]
+    outputs: tuple[ValueSpec, ...]
+    planned_buffer_sizes: tuple[int, ...]
+    operators: tuple[str, ...]
+    num_instructions: int
+    num_backends: int
+    method_allocator_size: int
+    method_allocator_used: int | None = None
+    temp_allocator_size: int | None = None
+    temp_allocator_peak: int | None = None
+    init_ms: float | None = None
+
+    @property
+    def planned_memory_bytes(self) -> int:
+        return sum(self.planned_buffer_sizes)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> MethodMeta:
+        init_ns = raw.get("init_ns")
+        return cls(
+            name=raw["name"],
+            inputs=tuple(ValueSpec.from_dict(v) for v in raw["inputs"]),
+            outputs=tuple(ValueSpec.from_dict(v) for v in raw["outputs"]),
+            planned_buffer_sizes=tuple(int(s) for s in raw["planned_buffer_sizes"]),
+            operators=tuple(raw["operators"]),
+            num_instructions=int(raw["num_instructions"]),
+            num_backends=int(raw["num_backends"]),
+            method_allocator_size=int(raw["method_allocator_size"]),
+            method_allocator_used=raw.get("method_allocator_used"),
+            temp_allocator_size=raw.get("temp_allocator_size"),
+            temp_allocator_peak=raw.get("temp_allocator_peak"),
+            init_ms=None if init_ns is None else init_ns / 1e6,
+        )

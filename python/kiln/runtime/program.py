@@ -1,0 +1,236 @@
+"""Loading and running .pte programs on Kiln's C++ runtime from Python.
+
+    from kiln.runtime import Runtime
+    program = Runtime.get().load_program("model.pte")
+    method = program.load_method("forward")
+    outputs = method.execute([torch.randn(1, 3)])
+
+Memory is sized from the program: the method allocator gets exactly the bytes the
+method's init needs and every planned buffer its planned size; the buffers belong to
+the Method object. Outputs are copies, so they stay valid after the next execute.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import numpy as np
+
+from kiln.runtime.errors import KilnRuntimeError
+from kiln.runtime.meta import MethodMeta
+
+try:
+    from kiln import _runtime
+except ImportError as error:  # pragma: no cover - only without a built extension
+    raise ImportError(
+        "kiln._runtime (the C++ runtime extension) is not built; install the package with "
+        "`pip install --no-build-isolation /path/to/kiln`"
+    ) from error
+
+try:
+    import torch
+except ImportError:  # torch is optional for running programs
+    torch = None  # type: ignore[assignment]
+
+logger = logging.getLogger("kiln.runtime")
+
+#: Kernel scratch (temp allocator) size when the caller does not choose one.
+DEFAULT_TEMP_BYTES = 1 << 20
+
+# kiln::LogLevel (runtime/platform/log.h) -> logging levels.
+_LOG_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.ERROR, 3: logging.CRITICAL}
+
+T = TypeVar("T")
+
+
+def _call(function: Callable[..., T], *args: Any) -> T:
+    """Calls into the runtime and forwards the messages it logged to ``logger``."""
+    try:
+        return function(*args)
+    finally:
+        for level, message in _runtime.take_log():
+            logger.log(_LOG_LEVELS.get(level, logging.INFO), "%s", message)
+
+
+def _error_code(name: str) -> int:
+    for code, error_name in _runtime.error_names().items():
+        if error_name == name:
+            return int(code)
+    raise ValueError(f"unknown kiln::Error {name}")
+
+
+def _is_torch_tensor(value: object) -> bool:
+    return torch is not None and isinstance(value, torch.Tensor)
+
+
+def _as_input_array(value: object, index: int) -> Any:
+    """A C-contiguous CPU array (numpy, or a torch tensor passed through DLPack)."""
+    if _is_torch_tensor(value):
+        tensor = value.detach()  # type: ignore[union-attr]
+        if tensor.device.type != "cpu":
+            tensor = tensor.cpu()
+        # resolve_conj/neg: lazily conjugated/negated views have no DLPack form.
+        return tensor.resolve_conj().resolve_neg().contiguous()
+    if isinstance(value, (bool, int, float)):
+        value = np.asarray(value)
+    if isinstance(value, (np.ndarray, np.generic)):
+        array = np.ascontiguousarray(value)
+        # Objects, strings, dates: no buffer of numbers the runtime could take.
+        if array.dtype.kind not in "biufc":
+            raise KilnRuntimeError(
+                "InputDtypeMismatch",
+                _error_code("InputDtypeMismatch"),
+                [f"input {index} has numpy dtype {array.dtype}, which is not a tensor dtype"],
+                "converting the inputs",
+            )
+        return array
+    raise KilnRuntimeError(
+        "InvalidType",
+        _error_code("InvalidType"),
+        [f"input {index} is a {type(value).__name__}; give torch tensors or numpy arrays"],
+        "converting the inputs",
+    )
+
+
+def _to_torch(value: object) -> object:
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value)
+    return value
+
+
+@dataclass(frozen=True)
+class TimedRun:
+    """Outputs of the last of several runs, and each run's duration."""
+
+    outputs: list[Any]
+    times_ms: list[float]
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.times_ms)
+
+    @property
+    def min_ms(self) -> float:
+        return min(self.times_ms)
+
+
+class Method:
+    """An initialized method, with the memory it runs in."""
+
+    def __init__(self, handle: Any, program: Program) -> None:
+        self._handle = handle
+        self._program = program  # the method points into the program's bytes
+
+    @property
+    def name(self) -> str:
+        return self._handle.name
+
+    @property
+    def meta(self) -> MethodMeta:
+        """Inputs, outputs, planned buffers and allocator use (current, not cached)."""
+        return MethodMeta.from_dict(_call(self._handle.meta))
+
+    def _prepare(self, inputs: Sequence[Any] | Any) -> tuple[list[Any], bool]:
+        if _is_torch_tensor(inputs) or isinstance(inputs, np.ndarray):
+            inputs = [inputs]  # one tensor is never meant as a sequence of rows
+        values = list(inputs)
+        return_torch = any(_is_torch_tensor(v) for v in values)
+        return [_as_input_array(v, i) for i, v in enumerate(values)], return_torch
+
+    @staticmethod
+    def _finish(outputs: list[Any], return_torch: bool) -> list[Any]:
+        return [_to_torch(o) for o in outputs] if return_torch else outputs
+
+    def execute(self, inputs: Sequence[Any] | Any) -> list[Any]:
+        """Runs the method. Returns torch tensors when any input was a torch tensor,
+        numpy arrays otherwise (non-tensor outputs as Python scalars).
+
+        Raises KilnRuntimeError: InputCountMismatch, InputDtypeMismatch,
+        InputShapeMismatch, or the error of a failing kernel.
+        """
+        arrays, return_torch = self._prepare(inputs)
+        return self._finish(_call(self._handle.execute, arrays), return_torch)
+
+    def execute_timed(self, inputs: Sequence[Any] | Any, iterations: int = 10) -> TimedRun:
+        """Runs `iterations` times on the same inputs, timing each execute."""
+        arrays, return_torch = self._prepare(inputs)
+        outputs, durations_ns = _call(self._handle.execute_timed, arrays, iterations)
+        return TimedRun(self._finish(outputs, return_torch), [d / 1e6 for d in durations_ns])
+
+    def __repr__(self) -> str:
+        return f"<kiln.runtime.Method {self.name!r}>"
+
+
+class Program:
+    """A loaded .pte program. Holds its bytes for as long as it or a method lives."""
+
+    def __init__(self, handle: Any, source: str) -> None:
+        self._handle = handle
+        self.source = source
+
+    @property
+    def method_names(self) -> list[str]:
+        return list(_call(self._handle.method_names))
+
+    @property
+    def file_size(self) -> int:
+        return int(self._handle.file_size)
+
+    @property
+    def program_data_size(self) -> int:
+        """Bytes of the flatbuffer part of the file (without segments)."""
+        return int(self._handle.program_data_size)
+
+    @property
+    def load_ms(self) -> float:
+        return self._handle.load_ns / 1e6
+
+    def method_meta(self, name: str = "forward") -> MethodMeta:
+        """What method `name` takes and needs, without initializing it."""
+        return MethodMeta.from_dict(_call(self._handle.method_meta, name))
+
+    def load_method(self, name: str = "forward", temp_bytes: int = DEFAULT_TEMP_BYTES) -> Method:
+        """Initializes method `name` in memory sized from its MethodMeta; `temp_bytes`
+        is the kernel scratch space. Raises KilnRuntimeError (e.g. NotFound,
+        OperatorMissing)."""
+        return Method(_call(self._handle.load_method, name, temp_bytes), self)
+
+    def __repr__(self) -> str:
+        return f"<kiln.runtime.Program {self.source} methods={self.method_names}>"
+
+
+class Runtime:
+    """Entry point: loads programs. The portable kernels are registered at import."""
+
+    _instance: Runtime | None = None
+
+    @classmethod
+    def get(cls) -> Runtime:
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    @property
+    def operators(self) -> list[str]:
+        """Operators with a registered kernel, e.g. "aten::add.out"."""
+        return list(_runtime.registered_operators())
+
+    def load_program(self, program: str | os.PathLike[str] | bytes | bytearray | memoryview) -> Program:
+        """Loads a program from a file path or from its bytes (which are copied).
+
+        Raises KilnRuntimeError naming the problem: AccessFailed, ProgramTruncated,
+        ProgramBadIdentifier, ProgramBadHeader, InvalidProgram, ...
+        """
+        if isinstance(program, (bytes, bytearray, memoryview)):
+            data = bytes(program)
+            handle = _call(_runtime.Program.from_bytes, data)
+            return Program(handle, f"<{len(data)} bytes>")
+        path = Path(program)
+        handle = _call(_runtime.Program.from_file, os.fspath(path))
+        return Program(handle, str(path))

@@ -1,0 +1,116 @@
+// Method: one initialized, executable method of a Program.
+//
+// Init (Program::load_method) builds the value table, tensors and argument lists in
+// the caller's method allocator, places tensors in the planned buffers, resolves every
+// operator and backend, and checks every index the program contains. Execute then
+// runs the instructions without allocating anything.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
+#include "runtime/core/span.h"
+#include "runtime/executor/memory_manager.h"
+#include "runtime/executor/method_meta.h"
+
+namespace kiln_pte {
+struct ExecutionPlan;
+}  // namespace kiln_pte
+
+namespace kiln {
+
+class Program;
+
+/// Receives the timing of every executed instruction (profiling). Optional: when no
+/// observer is set, execute reads no clock.
+class InstructionObserver {
+ public:
+  virtual ~InstructionObserver() = default;
+  /// `op_name` is the operator ("aten::add.out"), the backend id for a delegate call,
+  /// or the instruction kind ("MoveCall", "JumpFalseCall", "FreeCall"). Ticks come from
+  /// kiln_pal_current_ticks(); convert with kiln::ticks_to_ns().
+  virtual void on_instruction_end(size_t index, const char* op_name, uint64_t start_ticks,
+                                  uint64_t end_ticks) = 0;
+};
+
+namespace internal {
+struct PreparedInstruction;
+struct DelegateInstance;
+}  // namespace internal
+
+class Method final {
+ public:
+  Method(Method&& other) noexcept;
+  Method& operator=(Method&& other) = delete;
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
+  /// Calls destroy() on every initialized delegate.
+  ~Method();
+
+  /// Sets input `i`. For a tensor input: InputDtypeMismatch or InputShapeMismatch (with
+  /// both shapes logged) unless `value` matches the declared tensor (a dynamic-bound
+  /// input may be smaller); then a planned input's data is copied into its planned
+  /// buffer, and an unplanned input is pointed at the caller's data (which must stay
+  /// alive while the method runs). Int/Double/Bool inputs take the new value.
+  /// InvalidArgument for a bad `i`, InvalidType for a value of the wrong kind.
+  Error set_input(const EValue& value, size_t i);
+
+  /// Gives unplanned output `i` its memory (`size` bytes, at least the tensor's).
+  /// InvalidState if the output is memory-planned (it already has memory).
+  Error set_output_data_ptr(void* data, size_t size, size_t i);
+
+  /// Runs the method. InvalidState if an input was never set or an unplanned output
+  /// has no memory; a failing kernel's error (logged with the instruction index and
+  /// operator); InvalidProgram if control flow runs away (more than 1000 times the
+  /// instruction count).
+  Error execute();
+
+  size_t inputs_size() const;
+  size_t outputs_size() const;
+  /// Input/output `i`; a None value (and a log line) if `i` is out of range.
+  const EValue& get_input(size_t i) const;
+  const EValue& get_output(size_t i) const;
+  MethodMeta method_meta() const;
+  /// Entries in the value table.
+  size_t values_size() const { return num_values_; }
+
+  /// Receives per-instruction timing from now on; nullptr stops it.
+  void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
+
+ private:
+  friend class Program;
+
+  Method(const Program* program, const kiln_pte::ExecutionPlan* plan,
+         const MemoryManager& memory_manager)
+      : program_(program), plan_(plan), memory_(memory_manager) {}
+
+  /// Builds everything (method_init.cpp); on failure the Method is safe to destroy.
+  Error init();
+  Error check_ready_to_execute() const;
+  Error execute_instruction(size_t pc, size_t* next_pc);
+  /// Index in the value table of method input / output `i` (checked at init).
+  size_t input_value_index(size_t i) const;
+  size_t output_value_index(size_t i) const;
+
+  const Program* program_ = nullptr;
+  const kiln_pte::ExecutionPlan* plan_ = nullptr;
+  MemoryManager memory_;
+
+  EValue* values_ = nullptr;
+  size_t num_values_ = 0;
+  internal::PreparedInstruction* instructions_ = nullptr;
+  size_t num_instructions_ = 0;
+  internal::DelegateInstance* delegates_ = nullptr;
+  size_t num_delegates_ = 0;
+  /// Per input: has it been given data (planned inputs: copied; unplanned: pointed).
+  bool* input_set_ = nullptr;
+  size_t num_inputs_ = 0;
+  size_t num_outputs_ = 0;
+  InstructionObserver* observer_ = nullptr;
+  bool initialized_ = false;
+};
+
+}  // namespace kiln

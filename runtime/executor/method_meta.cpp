@@ -1,0 +1,139 @@
+#include "runtime/executor/method_meta.h"
+
+#include <cstring>
+
+#include "kiln_schema/program_generated.h"
+#include "runtime/executor/method_layout.h"
+#include "runtime/executor/value_parsing.h"
+#include "runtime/platform/log.h"
+
+namespace kiln {
+namespace {
+
+template <typename T>
+size_t length(const flatbuffers::Vector<T>* vector) {
+  return vector != nullptr ? vector->size() : 0;
+}
+
+/// The value that plan-level index list `io` (inputs or outputs) names at position i.
+Result<size_t> io_value_index(const kiln_pte::ExecutionPlan& plan,
+                                         const flatbuffers::Vector<int32_t>* io, size_t i,
+                                         const char* what) {
+  if (i >= length(io)) {
+    KILN_LOG(Error, "%s %zu requested; the method has %zu", what, i, length(io));
+    return Error::InvalidArgument;
+  }
+  const int32_t index = io->Get(static_cast<flatbuffers::uoffset_t>(i));
+  if (index < 0 || static_cast<size_t>(index) >= length(plan.values())) {
+    KILN_LOG(Error, "%s %zu is value %d; the method has %zu values", what, i, index,
+             length(plan.values()));
+    return Error::ProgramIndexOutOfRange;
+  }
+  return static_cast<size_t>(index);
+}
+
+const kiln_pte::EValue* value_at(const kiln_pte::ExecutionPlan& plan, size_t index) {
+  return plan.values()->Get(static_cast<flatbuffers::uoffset_t>(index));
+}
+
+Result<TensorInfo> tensor_info(const kiln_pte::ExecutionPlan& plan, size_t index, size_t i,
+                               const char* what) {
+  const kiln_pte::EValue* value = value_at(plan, index);
+  const kiln_pte::Tensor* tensor = value->val_as_Tensor();
+  if (tensor == nullptr) {
+    KILN_LOG(Error, "%s %zu is a %s, not a tensor", what, i,
+             kiln_pte::EnumNameKernelTypes(value->val_type()));
+    return Error::InvalidType;
+  }
+  KILN_TRY_ASSIGN(const internal::TensorShape shape, internal::check_tensor_shape(*tensor, index));
+  TensorInfo info;
+  info.sizes = shape.sizes;
+  info.dim_order = shape.dim_order;
+  info.scalar_type = shape.scalar_type;
+  info.nbytes = shape.nbytes;
+  info.is_memory_planned = tensor->allocation_info() != nullptr;
+  return info;
+}
+
+}  // namespace
+
+const char* MethodMeta::name() const {
+  return plan_->name() != nullptr ? plan_->name()->c_str() : "";
+}
+
+size_t MethodMeta::num_inputs() const { return length(plan_->inputs()); }
+
+Result<Tag> MethodMeta::input_tag(size_t i) const {
+  KILN_TRY_ASSIGN(const size_t index, io_value_index(*plan_, plan_->inputs(), i, "input"));
+  return internal::tag_of(value_at(*plan_, index)->val_type());
+}
+
+Result<TensorInfo> MethodMeta::input_tensor_meta(size_t i) const {
+  KILN_TRY_ASSIGN(const size_t index, io_value_index(*plan_, plan_->inputs(), i, "input"));
+  return tensor_info(*plan_, index, i, "input");
+}
+
+size_t MethodMeta::num_outputs() const { return length(plan_->outputs()); }
+
+Result<Tag> MethodMeta::output_tag(size_t i) const {
+  KILN_TRY_ASSIGN(const size_t index, io_value_index(*plan_, plan_->outputs(), i, "output"));
+  return internal::tag_of(value_at(*plan_, index)->val_type());
+}
+
+Result<TensorInfo> MethodMeta::output_tensor_meta(size_t i) const {
+  KILN_TRY_ASSIGN(const size_t index, io_value_index(*plan_, plan_->outputs(), i, "output"));
+  return tensor_info(*plan_, index, i, "output");
+}
+
+size_t MethodMeta::num_memory_planned_buffers() const {
+  const size_t n = length(plan_->non_const_buffer_sizes());
+  // Entry 0 is the unused memory id 0.
+  return n > 0 ? n - 1 : 0;
+}
+
+Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t i) const {
+  if (i >= num_memory_planned_buffers()) {
+    KILN_LOG(Error, "planned buffer %zu requested; the method has %zu", i,
+             num_memory_planned_buffers());
+    return Error::InvalidArgument;
+  }
+  const int64_t size = plan_->non_const_buffer_sizes()->Get(static_cast<flatbuffers::uoffset_t>(i + 1));
+  if (size < 0) {
+    KILN_LOG(Error, "planned buffer %zu has negative size %lld", i, static_cast<long long>(size));
+    return Error::InvalidProgram;
+  }
+  return size;
+}
+
+size_t MethodMeta::num_instructions() const {
+  const auto* chains = plan_->chains();
+  return length(chains) > 0 ? length(chains->Get(0)->instructions()) : 0;
+}
+
+size_t MethodMeta::num_operators() const { return length(plan_->operators()); }
+
+Result<const char*> MethodMeta::operator_name(size_t i, char* buf, size_t buf_size) const {
+  if (i >= num_operators() || buf == nullptr) {
+    KILN_LOG(Error, "operator %zu requested; the method has %zu", i, num_operators());
+    return Error::InvalidArgument;
+  }
+  const kiln_pte::Operator* op = plan_->operators()->Get(static_cast<flatbuffers::uoffset_t>(i));
+  const size_t needed = internal::write_operator_name(*op, nullptr, 0);
+  if (needed > buf_size) {
+    KILN_LOG(Error, "operator %zu: name needs %zu bytes, buffer has %zu", i, needed, buf_size);
+    return Error::InvalidArgument;
+  }
+  internal::write_operator_name(*op, buf, buf_size);
+  return static_cast<const char*>(buf);
+}
+
+size_t MethodMeta::num_backends() const { return length(plan_->delegates()); }
+
+Result<size_t> MethodMeta::method_allocator_size() const {
+  KILN_TRY_ASSIGN(const internal::MethodLayout layout, internal::compute_method_layout(*plan_));
+  internal::Allocation allocations[internal::kNumSections];
+  KILN_TRY(internal::method_allocations(layout, allocations));
+  return internal::worst_case_allocator_bytes(allocations);
+}
+
+}  // namespace kiln

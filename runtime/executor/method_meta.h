@@ -1,0 +1,82 @@
+// MethodMeta: what a method needs, read from the program without initializing it.
+//
+// A runner uses it to size the method allocator and the planned buffers before it
+// loads the method, and to learn the inputs' shapes and dtypes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/evalue.h"
+#include "runtime/core/result.h"
+#include "runtime/core/scalar_type.h"
+#include "runtime/core/span.h"
+
+namespace kiln_pte {
+struct ExecutionPlan;
+}  // namespace kiln_pte
+
+namespace kiln {
+
+/// Shape, dtype and placement of one input or output tensor.
+struct TensorInfo {
+  /// Sizes as the program declares them (upper bounds for dynamic tensors).
+  Span<const int32_t> sizes;
+  /// Dimension order, outermost first.
+  Span<const uint8_t> dim_order;
+  ScalarType scalar_type;
+  /// Bytes of the tensor's data at the declared sizes.
+  size_t nbytes;
+  /// True when the tensor lives in a planned buffer (set_input copies into it); false
+  /// when the caller provides the memory.
+  bool is_memory_planned;
+};
+
+class MethodMeta final {
+ public:
+  /// Wraps a verified execution plan (Program::method_meta builds these).
+  explicit MethodMeta(const kiln_pte::ExecutionPlan* plan) : plan_(plan) {}
+
+  /// The method's name, e.g. "forward".
+  const char* name() const;
+
+  size_t num_inputs() const;
+  /// Kind of input `i`; InvalidArgument if `i` is out of range.
+  Result<Tag> input_tag(size_t i) const;
+  /// InvalidArgument for a bad `i`, InvalidType if the input is not a tensor,
+  /// InvalidProgram if the tensor's description is malformed.
+  Result<TensorInfo> input_tensor_meta(size_t i) const;
+
+  size_t num_outputs() const;
+  Result<Tag> output_tag(size_t i) const;
+  Result<TensorInfo> output_tensor_meta(size_t i) const;
+
+  /// Number of planned buffers the caller must provide (memory ids 1..n).
+  size_t num_memory_planned_buffers() const;
+  /// Size in bytes of planned buffer `i` (memory id i + 1).
+  Result<int64_t> memory_planned_buffer_size(size_t i) const;
+
+  /// Instructions in the method's (first and only executed) chain.
+  size_t num_instructions() const;
+  /// Entries in the method's operator table.
+  size_t num_operators() const;
+  /// Writes operator `i`'s full name, e.g. "aten::add.out", NUL-terminated, into `buf`
+  /// and returns `buf`. InvalidArgument if `i` is out of range or `buf` is too small.
+  Result<const char*> operator_name(size_t i, char* buf, size_t buf_size) const;
+  /// Delegates (lowered subgraphs) in the method.
+  size_t num_backends() const;
+
+  /// Bytes Method init takes from the method allocator, whatever the allocator's base
+  /// alignment (padding included). Computed from the program without allocating.
+  /// Memory that backends take in their own init comes on top (none for CPU-only
+  /// methods). InvalidProgram if the method's tables are malformed.
+  Result<size_t> method_allocator_size() const;
+
+  /// The underlying plan (for the runtime's own use).
+  const kiln_pte::ExecutionPlan* plan() const { return plan_; }
+
+ private:
+  const kiln_pte::ExecutionPlan* plan_;
+};
+
+}  // namespace kiln

