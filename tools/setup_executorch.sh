@@ -15,4 +15,10 @@ if ! "$ET_VENV/bin/python" -c "import executorch.runtime" >/dev/null 2>&1; then
   "$ET_VENV/bin/python" -m pip install -q "torch==2.13.0" >&2
   "$ET_VENV/bin/python" -m pip install -q "executorch==1.5.1" >&2
 fi
+# ExecuTorch's Arm (Ethos-U) flow, used to produce its delegated programs for the interop
+# tests and the compile-time benchmark: the versions it was released with.
+if ! "$ET_VENV/bin/python" -c "import tosa_serializer, ethosu.vela, ml_dtypes" >/dev/null 2>&1; then
+  "$ET_VENV/bin/python" -m pip install -q --no-deps "ethos-u-vela==5.1.0" "tosa-tools==2026.5.0" >&2
+  "$ET_VENV/bin/python" -m pip install -q ml_dtypes >&2
+fi
 echo "$ET_VENV/bin/python"

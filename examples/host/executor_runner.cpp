@@ -24,6 +24,8 @@
 #include "examples/host/npy_io.h"
 #include "examples/host/operator_profile.h"
 #include "examples/host/runner_options.h"
+#include "backends/arm/runtime/ethos_u_backend.h"
+#include "backends/arm/runtime/virtual_npu_driver.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
@@ -356,6 +358,16 @@ int run(const Options& options, LogCapture& capture) {
               method_allocator.size());
   std::printf("temp allocator: peak %zu / %zu bytes\n", temp_allocator.peak(),
               temp_allocator.size());
+  const ethos_u::EthosUBackend* npu = ethos_u::registered_ethos_u_backend();
+  if (meta->num_backends() > 0 && npu != nullptr && npu->last_counters().commands > 0) {
+    const ethos_u::NpuCounters& c = npu->last_counters();
+    std::printf("ethos-u (virtual NPU, last delegate call): %llu operations, %llu MACs, %llu "
+                "element ops, %llu DMAs, %llu commands\n",
+                static_cast<unsigned long long>(c.operations), static_cast<unsigned long long>(c.macs),
+                static_cast<unsigned long long>(c.element_ops),
+                static_cast<unsigned long long>(c.dma_transfers),
+                static_cast<unsigned long long>(c.commands));
+  }
   if (options.profile) profile.print(options.iterations);
   return 0;
 }
@@ -382,5 +394,8 @@ int main(int argc, char** argv) {
 
   const Error registered = register_portable_kernels();
   if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
+  // Delegated Ethos-U programs run on the host through the virtual NPU.
+  const Error npu = ethos_u::register_ethos_u_backend_with_virtual_npu();
+  if (npu != Error::Ok) return host::report_failure(capture, npu, "registering the EthosUBackend");
   return host::run(options, capture);
 }

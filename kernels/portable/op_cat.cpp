@@ -1,9 +1,12 @@
 // aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out)
 //
-// Inputs must share out's dtype and every size except `dim`. 1-D empty tensors ([0])
-// are skipped, as PyTorch does for legacy reasons.
+// Inputs must share every size except `dim`. 1-D empty tensors ([0]) are skipped, as
+// PyTorch does for legacy reasons. Inputs of mixed dtypes (torch.cat promotes them) are
+// converted to out's dtype; same-dtype inputs are copied row by row with memcpy.
 #include <cstring>
 
+#include "kernels/portable/util/copy.h"
+#include "kernels/portable/util/dtype_dispatch.h"
 #include "kernels/portable/util/kernel_args.h"
 
 namespace kiln {
@@ -36,7 +39,9 @@ void cat_out(KernelContext& ctx, Span<EValue*> args) {
   for (int32_t d = 0; d < ref->dim(); ++d) sizes[d] = d == dim ? 0 : ref->size(d);
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = *tensors[i];
-    if (!check_same_dtype(ctx, kName, t, *out, "input", "out")) return;
+    KILN_KERNEL_CHECK(ctx, can_cast(t.scalar_type(), out->scalar_type()), Error::InvalidType, kName,
+                      "input %zu has dtype %s, which cannot be written to a %s out", i,
+                      scalar_type_name(t.scalar_type()), scalar_type_name(out->scalar_type()));
     if (is_legacy_empty(t) && &t != ref) continue;
     bool match = t.dim() == ref->dim();
     for (int32_t d = 0; match && d < t.dim(); ++d) match = d == dim || t.size(d) == ref->size(d);
@@ -61,10 +66,23 @@ void cat_out(KernelContext& ctx, Span<EValue*> args) {
     if (is_legacy_empty(*t) && t != ref) continue;
     KILN_KERNEL_CHECK(ctx, t->numel() == 0 || t->const_data_ptr() != out->const_data_ptr(),
                       Error::InvalidArgument, kName, "out must not share memory with an input");
-    const size_t row = static_cast<size_t>(t->size(dim)) * inner * esize;
-    const uint8_t* src = t->const_data_ptr<uint8_t>();
-    for (size_t o = 0; o < outer && row > 0; ++o) {
-      std::memcpy(dst + o * out_row + column, src + o * row, row);
+    const size_t row_elements = static_cast<size_t>(t->size(dim)) * inner;
+    const size_t row = row_elements * esize;
+    if (t->scalar_type() == out->scalar_type()) {
+      const uint8_t* src = t->const_data_ptr<uint8_t>();
+      for (size_t o = 0; o < outer && row > 0; ++o) {
+        std::memcpy(dst + o * out_row + column, src + o * row, row);
+      }
+    } else if (row > 0 && outer > 0) {
+      // The input as [outer, row_elements] into out's rows, converting each element.
+      const int64_t sizes2[2] = {static_cast<int64_t>(outer), static_cast<int64_t>(row_elements)};
+      const int64_t src_strides[2] = {static_cast<int64_t>(row_elements), 1};
+      const int64_t dst_strides[2] = {static_cast<int64_t>(out_row / esize), 1};
+      KILN_KERNEL_CHECK(ctx,
+                        strided_cast_copy(t->const_data_ptr(), t->scalar_type(), src_strides,
+                                          dst + column, out->scalar_type(), dst_strides, sizes2, 2),
+                        Error::InvalidType, kName, "cannot convert %s to %s",
+                        scalar_type_name(t->scalar_type()), scalar_type_name(out->scalar_type()));
     }
     column += row;
   }

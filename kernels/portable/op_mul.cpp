@@ -29,12 +29,12 @@ void mul_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   static constexpr const char* kName = "aten::mul.Scalar_out";
   ArgReader r(ctx, kName, args, 4);
   Tensor* a = r.tensor(0);
-  const double other = r.scalar(1);
+  const ScalarArg other = r.scalar_arg(1);
   Tensor* out = r.tensor(2);
   if (!r.ok()) return;
   unary_op<kRealTypes>(ctx, kName, *a, *out, [other](auto x) {
     using T = decltype(x);
-    return wrap_mul(x, static_cast<T>(other));
+    return wrap_mul(x, other.as<T>());
   });
 }
 

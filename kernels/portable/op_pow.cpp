@@ -1,7 +1,8 @@
 // aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out)
 //
-// Float outs use std::pow (squares exactly as x * x); integer outs use repeated
-// multiplication and need a non-negative integral exponent, as in PyTorch.
+// Float outs use std::pow (squares exactly as x * x; exponents +-0.5 through sqrt, as in
+// PyTorch); integer outs use repeated multiplication and need a non-negative integral
+// exponent, as in PyTorch.
 #include <cmath>
 #include <type_traits>
 
@@ -26,6 +27,10 @@ void pow_tensor_scalar_out(KernelContext& ctx, Span<EValue*> args) {
     using T = decltype(x);
     if constexpr (std::is_floating_point_v<T>) {
       if (e == 2.0) return static_cast<T>(x * x);
+      // PyTorch computes these as sqrt and rsqrt, which differ from std::pow at -0 and -inf
+      // (sqrt(-inf) is NaN and sqrt(-0) is -0; pow gives +inf and +0).
+      if (e == 0.5) return static_cast<T>(std::sqrt(x));
+      if (e == -0.5) return static_cast<T>(static_cast<T>(1) / std::sqrt(x));
       return static_cast<T>(std::pow(x, static_cast<T>(e)));
     } else {
       T result = 1;

@@ -11,12 +11,12 @@ void sub_out(KernelContext& ctx, Span<EValue*> args) {
   ArgReader r(ctx, kName, args, 5);
   Tensor* a = r.tensor(0);
   Tensor* b = r.tensor(1);
-  const double alpha = r.scalar(2);
+  const ScalarArg alpha = r.scalar_arg(2);
   Tensor* out = r.tensor(3);
   if (!r.ok()) return;
   binary_op<kRealTypes>(ctx, kName, *a, *b, *out, [alpha](auto x, auto y) {
     using T = decltype(x);
-    return wrap_sub(x, wrap_mul(static_cast<T>(alpha), y));
+    return wrap_sub(x, wrap_mul(alpha.as<T>(), y));
   });
 }
 
@@ -24,13 +24,13 @@ void sub_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   static constexpr const char* kName = "aten::sub.Scalar_out";
   ArgReader r(ctx, kName, args, 5);
   Tensor* a = r.tensor(0);
-  const double other = r.scalar(1);
-  const double alpha = r.scalar(2);
+  const ScalarArg other = r.scalar_arg(1);
+  const ScalarArg alpha = r.scalar_arg(2);
   Tensor* out = r.tensor(3);
   if (!r.ok()) return;
   unary_op<kRealTypes>(ctx, kName, *a, *out, [other, alpha](auto x) {
     using T = decltype(x);
-    return wrap_sub(x, wrap_mul(static_cast<T>(alpha), static_cast<T>(other)));
+    return wrap_sub(x, wrap_mul(alpha.as<T>(), other.as<T>()));
   });
 }
 

@@ -74,6 +74,7 @@ class SerializationError(KilnError):
 # neither torch nor the runtime extension.
 _LAZY_ATTRIBUTES: dict[str, tuple[str, str | None]] = {
     "export": ("kiln.export", None),
+    "quantize": ("kiln.quantize", None),
     "export_to_edge": ("kiln.export", "export_to_edge"),
     "Program": ("kiln.program", "Program"),
     "passes": ("kiln.passes", None),

@@ -10,12 +10,15 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import TYPE_CHECKING, Optional, Union
 
 from kiln import PRODUCER_NAME, SerializationError
 from kiln.serialize import program_generated as pte
 from kiln.serialize.pte_file import read_pte, write_pte
 from kiln.serialize.scalar_types import NAME_BY_CODE
+
+if TYPE_CHECKING:
+    from kiln.export.delegate import CompileReport
 
 
 def _text(value: object) -> str:
@@ -38,6 +41,16 @@ class TensorInfo:
 
 
 @dataclass(frozen=True)
+class DelegateEntry:
+    """One BackendDelegate of a method as the file stores it."""
+
+    backend_id: str
+    location: str  # "segment" or "inline"
+    blob_bytes: int
+    compile_specs: dict[str, bytes]
+
+
+@dataclass(frozen=True)
 class MethodInfo:
     """What one method of a program holds."""
 
@@ -48,6 +61,7 @@ class MethodInfo:
     planned_buffer_sizes: list[int]  # bytes of planned buffer for memory ids 1, 2, ...
     inputs: list[TensorInfo]
     outputs: list[TensorInfo]
+    delegates: tuple[DelegateEntry, ...] = ()
 
     @property
     def operators(self) -> list[str]:
@@ -64,7 +78,33 @@ def _tensor_info(plan: pte.ExecutionPlanT, index: int) -> TensorInfo:
     return TensorInfo(dtype=dtype, shape=sizes, planned=tensor.allocationInfo is not None)
 
 
-def _method_info(plan: pte.ExecutionPlanT) -> MethodInfo:
+def _blob_size(program: pte.ProgramT, segments: list[bytes], reference: pte.BackendDelegateDataReferenceT) -> int:
+    index = int(reference.index)
+    if reference.location == pte.DataLocation.SEGMENT:
+        return len(segments[index]) if index < len(segments) else 0
+    inline = program.backendDelegateData or []
+    data = inline[index].data if index < len(inline) else None
+    return 0 if data is None else len(data)
+
+
+def _delegate_entries(program: pte.ProgramT, segments: list[bytes], plan: pte.ExecutionPlanT) -> tuple[DelegateEntry, ...]:
+    entries = []
+    for delegate in plan.delegates or []:
+        reference = delegate.processed
+        specs = {_text(spec.key): bytes(bytearray(spec.value if spec.value is not None else []))
+                 for spec in (delegate.compileSpecs or [])}
+        entries.append(
+            DelegateEntry(
+                backend_id=_text(delegate.id),
+                location="segment" if reference.location == pte.DataLocation.SEGMENT else "inline",
+                blob_bytes=_blob_size(program, segments, reference),
+                compile_specs=specs,
+            )
+        )
+    return tuple(entries)
+
+
+def _method_info(plan: pte.ExecutionPlanT, delegates: tuple[DelegateEntry, ...] = ()) -> MethodInfo:
     operators = [
         f"{_text(op.name)}.{_text(op.overload)}" if _text(op.overload) else _text(op.name)
         for op in (plan.operators or [])
@@ -90,6 +130,7 @@ def _method_info(plan: pte.ExecutionPlanT) -> MethodInfo:
         planned_buffer_sizes=sizes[1:],
         inputs=[_tensor_info(plan, int(i)) for i in (plan.inputs if plan.inputs is not None else [])],
         outputs=[_tensor_info(plan, int(i)) for i in (plan.outputs if plan.outputs is not None else [])],
+        delegates=delegates,
     )
 
 
@@ -109,7 +150,12 @@ class Program:
         self._program = program
         self._segments = segments
         self._data = data
-        self._methods = [_method_info(plan) for plan in (program.executionPlan or [])]
+        self._methods = [
+            _method_info(plan, _delegate_entries(program, segments, plan)) for plan in (program.executionPlan or [])
+        ]
+        # Set by kiln.export when it delegated parts of the program (partition
+        # decisions, per-delegate NPU estimates); None for programs read from files.
+        self.compile_report: Optional["CompileReport"] = None
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Program":
@@ -212,7 +258,43 @@ class Program:
             width = max((len(name) for name in info.operator_counts), default=0)
             for name, count in info.operator_counts.items():
                 lines.append(f"    {name:<{width}}  {count}")
+            if info.delegates and self.compile_report is None:
+                for index, entry in enumerate(info.delegates):
+                    lines.append(
+                        f"  delegate {index}: {entry.backend_id}, {entry.blob_bytes:,} bytes ({entry.location}), "
+                        f"compile specs {', '.join(entry.compile_specs) or '-'}"
+                    )
+        if self.compile_report is not None:
+            lines.extend(_delegation_summary(self.compile_report))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Program(methods={self.method_names}, operators={len(self.operators)})"
+
+
+def _bytes(value: Optional[int]) -> str:
+    return "?" if value is None else f"{value:,} B"
+
+
+def _delegation_summary(report: "CompileReport") -> list[str]:
+    """Per delegate: backend, TOSA ops, NPU cycles, SRAM/scratch, flash, transposes; totals."""
+    lines = []
+    for info in report.delegates:
+        d = info.report
+        ops = ", ".join(f"{name} {n}" for name, n in sorted(d.tosa_ops.items(), key=lambda kv: -kv[1]))
+        flash = _bytes(d.flash_bytes)
+        if d.weight_bytes is not None and d.command_stream_bytes is not None:
+            flash += f" (weights {d.weight_bytes:,} + command stream {d.command_stream_bytes:,})"
+        lines += [
+            f"delegate {info.name}: {d.backend_id} on {d.target}, blob {d.blob_bytes:,} B",
+            f"  TOSA ops: {d.num_tosa_ops} ({ops})",
+            f"  NPU cycles (Vela estimate): {'?' if d.npu_cycles is None else f'{d.npu_cycles:,}'}",
+            f"  SRAM: {_bytes(d.sram_bytes)}, scratch: {_bytes(d.scratch_bytes)}, flash: {flash}",
+            f"  boundary transposes: {d.transpose_bytes:,} B",
+        ]
+    partition = report.partition_report
+    lines.append(
+        f"nodes: {partition.delegated_nodes} delegated in {len(report.delegates)} delegate(s), "
+        f"{partition.cpu_nodes} on the CPU"
+    )
+    return lines

@@ -49,6 +49,14 @@ class BackendInterface {
                         Span<EValue*> args) const = 0;
   /// Releases what init acquired outside the method allocator.
   virtual void destroy(DelegateHandle* handle) const {}
+  /// Bytes init takes from the method allocator for this blob, alignment padding
+  /// included, so that MethodMeta::method_allocator_size() can size the allocator
+  /// without running init. 0 when the backend allocates nothing there (or cannot read
+  /// the blob: init then reports why).
+  virtual size_t method_allocator_size(Span<const uint8_t> processed,
+                                       Span<const CompileSpec> compile_specs) const {
+    return 0;
+  }
 };
 
 struct Backend {

@@ -32,6 +32,22 @@ const char* error_name(Error error) {
     case Error::InputShapeMismatch: return "InputShapeMismatch";
     case Error::InputDtypeMismatch: return "InputDtypeMismatch";
     case Error::InputCountMismatch: return "InputCountMismatch";
+    case Error::DelegatePayloadTruncated: return "DelegatePayloadTruncated";
+    case Error::DelegatePayloadBadBlock: return "DelegatePayloadBadBlock";
+    case Error::DelegatePayloadMissingBlock: return "DelegatePayloadMissingBlock";
+    case Error::DelegatePayloadBadSize: return "DelegatePayloadBadSize";
+    case Error::DelegatePayloadMisaligned: return "DelegatePayloadMisaligned";
+    case Error::DelegatePayloadBadIo: return "DelegatePayloadBadIo";
+    case Error::DelegatePayloadIoMismatch: return "DelegatePayloadIoMismatch";
+    case Error::DelegatePayloadExternalBlock: return "DelegatePayloadExternalBlock";
+    case Error::NpuUnknownCommand: return "NpuUnknownCommand";
+    case Error::NpuRegionOutOfBounds: return "NpuRegionOutOfBounds";
+    case Error::NpuInvalidRegister: return "NpuInvalidRegister";
+    case Error::NpuWeightStreamInvalid: return "NpuWeightStreamInvalid";
+    case Error::NpuWorkLimitExceeded: return "NpuWorkLimitExceeded";
+    case Error::NpuStreamTruncated: return "NpuStreamTruncated";
+    case Error::NpuConfigMismatch: return "NpuConfigMismatch";
+    case Error::NpuRegionReadOnly: return "NpuRegionReadOnly";
   }
   return "UnknownError";
 }

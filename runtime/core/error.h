@@ -78,6 +78,43 @@ enum class Error : uint32_t {
   InputDtypeMismatch = 0x51,
   /// The number of inputs given differs from the method's.
   InputCountMismatch = 0x52,
+
+  // 0x60-0x6f: NPU command streams (the virtual Ethos-U and NPU drivers)
+  /// A command word has an opcode the NPU does not define (or malformed control bits).
+  NpuUnknownCommand = 0x60,
+  /// An address or length lies outside its region, or a region index is out of range.
+  NpuRegionOutOfBounds = 0x61,
+  /// A register holds a value the operation cannot use (precision, shape, mode).
+  NpuInvalidRegister = 0x62,
+  /// A compressed weight or scale stream does not decode.
+  NpuWeightStreamInvalid = 0x63,
+  /// The stream asks for more work (commands, operations, MACs) than allowed.
+  NpuWorkLimitExceeded = 0x64,
+  /// The command stream or its driver payload (COP1) ends early or is malformed.
+  NpuStreamTruncated = 0x65,
+  /// The stream was compiled for another NPU configuration.
+  NpuConfigMismatch = 0x66,
+  /// The stream writes (OFM or DMA destination) into a region given as read-only (weights).
+  NpuRegionReadOnly = 0x67,
+
+  // 0x70-0x7f: delegate payload (what a backend finds wrong in its processed blob or
+  // between the blob and the delegate call's tensors)
+  /// The payload ends inside a block header, a block's data or before its end marker.
+  DelegatePayloadTruncated = 0x70,
+  /// A block has an unknown, duplicate, unterminated or out-of-order name, or bad flags.
+  DelegatePayloadBadBlock = 0x71,
+  /// A block the backend needs (e.g. the command stream) is absent.
+  DelegatePayloadMissingBlock = 0x72,
+  /// A block's length disagrees with its contents, or a size overflows.
+  DelegatePayloadBadSize = 0x73,
+  /// The payload or one of its blocks is not at the alignment the format requires.
+  DelegatePayloadMisaligned = 0x74,
+  /// An input/output description is invalid (shape, element size, region, offset).
+  DelegatePayloadBadIo = 0x75,
+  /// The delegate call's tensors do not match the payload's inputs/outputs.
+  DelegatePayloadIoMismatch = 0x76,
+  /// A block refers to data stored outside the payload (not supported).
+  DelegatePayloadExternalBlock = 0x77,
 };
 
 /// The enum value's name without the class prefix, e.g. "OperatorMissing".

@@ -104,7 +104,7 @@ const EValue& Method::get_output(size_t i) const {
   return values_[output_value_index(i)];
 }
 
-MethodMeta Method::method_meta() const { return MethodMeta(plan_); }
+MethodMeta Method::method_meta() const { return MethodMeta(plan_, program_); }
 
 Error Method::set_input(const EValue& value, size_t i) {
   if (!initialized_) {

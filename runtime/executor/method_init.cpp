@@ -452,6 +452,10 @@ Error prepare_instruction(InitState& s, const kiln_pte::Instruction& instruction
   return Error::InvalidProgram;
 }
 
+}  // namespace
+
+namespace internal {
+
 Result<Span<const uint8_t>> delegate_blob(const Program& program,
                                           const kiln_pte::BackendDelegate& delegate, size_t index) {
   const kiln_pte::BackendDelegateDataReference* processed = delegate.processed();
@@ -479,7 +483,7 @@ Result<Span<const uint8_t>> delegate_blob(const Program& program,
   return Error::InvalidProgram;
 }
 
-}  // namespace
+}  // namespace internal
 
 Error Method::init() {
   KILN_TRY_ASSIGN(const internal::MethodLayout layout, internal::compute_method_layout(*plan_));
@@ -577,7 +581,8 @@ Error Method::init() {
                delegate->id()->c_str(), k);
       return Error::NotSupported;
     }
-    KILN_TRY_ASSIGN(const Span<const uint8_t> blob, delegate_blob(*program_, *delegate, k));
+    KILN_TRY_ASSIGN(const Span<const uint8_t> blob,
+                    internal::delegate_blob(*program_, *delegate, k));
     const auto* specs = delegate->compile_specs();
     const size_t num_specs = length(specs);
     CompileSpec* compile_specs = s.compile_specs.take<CompileSpec>(num_specs);

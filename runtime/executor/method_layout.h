@@ -16,9 +16,13 @@
 
 namespace kiln_pte {
 struct ExecutionPlan;
+struct BackendDelegate;
 }  // namespace kiln_pte
 
 namespace kiln {
+
+class Program;
+
 namespace internal {
 
 /// One instruction of chain 0 with everything execute needs already resolved.
@@ -119,6 +123,11 @@ size_t worst_case_allocator_bytes(const Allocation (&allocations)[kNumSections])
 /// nullptr. MemoryAllocationFailed (logged with the section) if the allocator is full.
 Error allocate_sections(MemoryAllocator& allocator, const Allocation (&allocations)[kNumSections],
                         void* (&out)[kNumSections]);
+
+/// The processed blob of delegate `index` (inline data or a segment of `program`).
+/// InvalidProgram, ProgramIndexOutOfRange or ProgramSegmentOutOfBounds (logged).
+Result<Span<const uint8_t>> delegate_blob(const Program& program,
+                                          const kiln_pte::BackendDelegate& delegate, size_t index);
 
 /// a + b or a * b, false on overflow.
 inline bool checked_add(size_t a, size_t b, size_t* out) { return !__builtin_add_overflow(a, b, out); }

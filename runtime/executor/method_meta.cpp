@@ -133,7 +133,47 @@ Result<size_t> MethodMeta::method_allocator_size() const {
   KILN_TRY_ASSIGN(const internal::MethodLayout layout, internal::compute_method_layout(*plan_));
   internal::Allocation allocations[internal::kNumSections];
   KILN_TRY(internal::method_allocations(layout, allocations));
-  return internal::worst_case_allocator_bytes(allocations);
+  size_t total = internal::worst_case_allocator_bytes(allocations);
+  KILN_TRY_ASSIGN(const size_t backend_bytes, backends_allocator_size());
+  if (!internal::checked_add(total, backend_bytes, &total)) {
+    KILN_LOG(Error, "method allocator size overflows (backends need %zu bytes)", backend_bytes);
+    return Error::InvalidProgram;
+  }
+  return total;
+}
+
+Result<size_t> MethodMeta::backends_allocator_size() const {
+  // Compile specs are handed over as a stack array: sizing must not allocate.
+  constexpr size_t kMaxSpecs = 64;
+  size_t total = 0;
+  for (size_t k = 0; program_ != nullptr && k < length(plan_->delegates()); ++k) {
+    const kiln_pte::BackendDelegate* delegate =
+        plan_->delegates()->Get(static_cast<flatbuffers::uoffset_t>(k));
+    if (delegate->id() == nullptr) continue;
+    const BackendInterface* backend = get_backend(delegate->id()->c_str(), delegate->id()->size());
+    if (backend == nullptr) continue;
+    KILN_TRY_ASSIGN(const Span<const uint8_t> blob, internal::delegate_blob(*program_, *delegate, k));
+    const auto* specs = delegate->compile_specs();
+    if (length(specs) > kMaxSpecs) {
+      KILN_LOG(Error, "delegate %zu has %zu compile specs; sizing supports %zu", k, length(specs),
+               kMaxSpecs);
+      return Error::NotSupported;
+    }
+    CompileSpec compile_specs[kMaxSpecs];
+    for (size_t j = 0; j < length(specs); ++j) {
+      const kiln_pte::CompileSpec* spec = specs->Get(static_cast<flatbuffers::uoffset_t>(j));
+      compile_specs[j] = {spec->key() != nullptr ? spec->key()->c_str() : "",
+                          spec->key() != nullptr ? spec->key()->size() : 0,
+                          spec->value() != nullptr ? spec->value()->data() : nullptr,
+                          length(spec->value())};
+    }
+    const size_t bytes = backend->method_allocator_size(blob, {compile_specs, length(specs)});
+    if (!internal::checked_add(total, bytes, &total)) {
+      KILN_LOG(Error, "delegate %zu: backend allocator sizes overflow", k);
+      return Error::InvalidProgram;
+    }
+  }
+  return total;
 }
 
 }  // namespace kiln

@@ -18,6 +18,8 @@ struct ExecutionPlan;
 
 namespace kiln {
 
+class Program;
+
 /// Shape, dtype and placement of one input or output tensor.
 struct TensorInfo {
   /// Sizes as the program declares them (upper bounds for dynamic tensors).
@@ -34,8 +36,10 @@ struct TensorInfo {
 
 class MethodMeta final {
  public:
-  /// Wraps a verified execution plan (Program::method_meta builds these).
-  explicit MethodMeta(const kiln_pte::ExecutionPlan* plan) : plan_(plan) {}
+  /// Wraps a verified execution plan (Program::method_meta builds these). `program`
+  /// (optional) lets method_allocator_size() ask backends about their blobs.
+  explicit MethodMeta(const kiln_pte::ExecutionPlan* plan, const Program* program = nullptr)
+      : plan_(plan), program_(program) {}
 
   /// The method's name, e.g. "forward".
   const char* name() const;
@@ -68,15 +72,21 @@ class MethodMeta final {
 
   /// Bytes Method init takes from the method allocator, whatever the allocator's base
   /// alignment (padding included). Computed from the program without allocating.
-  /// Memory that backends take in their own init comes on top (none for CPU-only
-  /// methods). InvalidProgram if the method's tables are malformed.
+  /// Includes what registered backends say their init takes
+  /// (BackendInterface::method_allocator_size) when the MethodMeta came from a Program;
+  /// unregistered backends count 0 (loading the method fails for them anyway).
+  /// InvalidProgram if the method's tables are malformed.
   Result<size_t> method_allocator_size() const;
 
   /// The underlying plan (for the runtime's own use).
   const kiln_pte::ExecutionPlan* plan() const { return plan_; }
 
  private:
+  /// Sum of the registered backends' method_allocator_size() over the delegates.
+  Result<size_t> backends_allocator_size() const;
+
   const kiln_pte::ExecutionPlan* plan_;
+  const Program* program_;
 };
 
 }  // namespace kiln

@@ -243,7 +243,7 @@ Result<MethodMeta> Program::method_meta(const char* name) const {
       const kiln_pte::ExecutionPlan* plan =
           program_->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(i));
       if (plan->name() != nullptr && std::strcmp(plan->name()->c_str(), name) == 0) {
-        return MethodMeta(plan);
+        return MethodMeta(plan, this);
       }
     }
   }

@@ -15,6 +15,20 @@
 #include "kernels/portable/util/kernel_args.h"
 #include "runtime/core/scalar_type.h"
 
+// Dtype-selective builds (tools/codegen/gen_registration.py --dtype-selective) compile
+// each kernel source through a generated file that defines KILN_DTYPE_SELECTIVE and
+// KILN_DTYPE_SELECTED_<Dtype> (0 or 1) for the dtypes that kernel's selected operators
+// see. dispatch_dtype then instantiates only those dtypes' branches; the others fail
+// like any unsupported dtype. visit_dtype and load_as (conversions of inputs) keep
+// every dtype, so that a dtype outside the selection is reported, never misread.
+// (Every dispatch site is a template over its kernel file's own lambdas, so files built
+// with different selections never share an instantiation.)
+#if defined(KILN_DTYPE_SELECTIVE)
+#define KILN_DTYPE_IS_SELECTED(stype) (KILN_DTYPE_SELECTED_##stype != 0)
+#else
+#define KILN_DTYPE_IS_SELECTED(stype) true
+#endif
+
 namespace kiln {
 namespace portable {
 
@@ -27,16 +41,17 @@ enum DtypeSet : uint32_t {
   kAllTypes = kRealTypes | kBoolType,
 };
 
-/// Calls `f(T{})` with T the C++ type of `type` if `type` is in `Set`; returns false
-/// (without logging) otherwise.
-template <uint32_t Set, typename F>
+/// Calls `f(T{})` with T the C++ type of `type` if `type` is in `Set` (and, when
+/// `OnlySelected`, selected by a dtype-selective build); returns false (without
+/// logging) otherwise.
+template <uint32_t Set, bool OnlySelected = false, typename F>
 bool visit_dtype(ScalarType type, F&& f) {
-#define KILN_VISIT_CASE(stype, ctype, group) \
-  case ScalarType::stype:                    \
-    if constexpr ((Set & (group)) != 0) {    \
-      f(ctype{});                            \
-      return true;                           \
-    }                                        \
+#define KILN_VISIT_CASE(stype, ctype, group)                                    \
+  case ScalarType::stype:                                                       \
+    if constexpr ((Set & (group)) != 0 && (!OnlySelected || KILN_DTYPE_IS_SELECTED(stype))) { \
+      f(ctype{});                                                               \
+      return true;                                                              \
+    }                                                                           \
     break;
   switch (type) {
     KILN_VISIT_CASE(Float, float, kFloatTypes)
@@ -54,10 +69,11 @@ bool visit_dtype(ScalarType type, F&& f) {
   return false;
 }
 
-/// visit_dtype that fails the kernel (InvalidType, logged) for an unsupported dtype.
+/// visit_dtype that fails the kernel (InvalidType, logged) for an unsupported dtype, or
+/// one a dtype-selective build left out.
 template <uint32_t Set, typename F>
 bool dispatch_dtype(KernelContext& ctx, const char* op, ScalarType type, F&& f) {
-  if (visit_dtype<Set>(type, static_cast<F&&>(f))) return true;
+  if (visit_dtype<Set, /*OnlySelected=*/true>(type, static_cast<F&&>(f))) return true;
   KILN_KERNEL_FAIL(ctx, Error::InvalidType, op, "dtype %s is not supported", scalar_type_name(type));
   return false;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <type_traits>
 
 #include "kernels/portable/util/broadcast.h"
 #include "kernels/portable/util/dtype_dispatch.h"
@@ -115,13 +116,16 @@ void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tens
 }
 
 /// The kernel body of a comparison with a Scalar, arguments [self, other, out, out]:
-/// out[i] = cmp(self[i], other) written as bool (or 0/1 in out's dtype). Integer inputs
-/// compare exactly against an integral Scalar; everything else compares as double.
+/// out[i] = cmp(self[i], other) written as bool (or 0/1 in out's dtype). Like PyTorch,
+/// both sides are first converted to result_type(self, other): self's dtype when other
+/// is a number of the same kind (an integral scalar wraps into an integer dtype, a float
+/// scalar rounds to a float dtype), float32 for a float scalar against an integer or
+/// bool tensor, int64 for an integral scalar against a bool tensor.
 template <typename Cmp>
 void compare_scalar_kernel(KernelContext& ctx, const char* name, Span<EValue*> args, Cmp cmp) {
   ArgReader r(ctx, name, args, 4);
   Tensor* in = r.tensor(0);
-  const double other = r.scalar(1);
+  const ScalarArg other = r.scalar_arg(1);  // an Int keeps all 64 bits
   Tensor* out = r.tensor(2);
   if (!r.ok()) return;
   if (!resize_output_like(ctx, name, *out, *in)) return;
@@ -132,11 +136,17 @@ void compare_scalar_kernel(KernelContext& ctx, const char* name, Span<EValue*> a
     dispatch_dtype<kAllTypes>(ctx, name, in->scalar_type(), [&](auto in_tag) {
       using T = decltype(in_tag);
       const T* x = in->const_data_ptr<T>();
-      const int64_t other_int = static_cast<int64_t>(other);
-      if (is_int_type(in->scalar_type()) && static_cast<double>(other_int) == other) {
-        for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(static_cast<int64_t>(x[i]), other_int));
+      if constexpr (std::is_floating_point_v<T>) {
+        const T s = other.as<T>();
+        for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(x[i], s));
+      } else if (!other.integral) {
+        const float s = static_cast<float>(other.real);
+        for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(static_cast<float>(x[i]), s));
+      } else if constexpr (std::is_same_v<T, bool>) {
+        for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(static_cast<int64_t>(x[i]), other.integer));
       } else {
-        for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(static_cast<double>(x[i]), other));
+        const T s = other.as<T>();  // wraps like PyTorch's conversion of the scalar
+        for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(x[i], s));
       }
     });
   });

@@ -130,6 +130,19 @@ double ArgReader::scalar(size_t i) {
   return args_[i]->scalar_to_double();
 }
 
+ScalarArg ArgReader::scalar_arg(size_t i) {
+  ScalarArg value;
+  value.real = scalar(i);
+  if (ok_ && args_[i]->is_int()) {
+    value.integer = args_[i]->to_int();
+    value.integral = true;
+  } else if (ok_ && args_[i]->is_bool()) {
+    value.integer = args_[i]->to_bool() ? 1 : 0;
+    value.integral = true;
+  }
+  return value;
+}
+
 double ArgReader::optional_scalar(size_t i, double fallback, bool* present) {
   const bool none = is_none(i);
   if (present != nullptr) *present = !none;

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
@@ -34,6 +35,28 @@
 
 namespace kiln {
 namespace portable {
+
+/// A Scalar argument as the program gave it. Integral values (Int, Bool) keep all 64
+/// bits, so that an int64 tensor meets the exact value; float values stay doubles.
+struct ScalarArg {
+  double real = 0.0;
+  int64_t integer = 0;
+  bool integral = false;
+
+  /// The value in T, converted the way PyTorch converts a Scalar to a tensor's dtype:
+  /// integers wrap into narrower integer types, every value is rounded once.
+  template <typename T>
+  T as() const {
+    if (integral) {
+      if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+        return static_cast<T>(static_cast<std::make_unsigned_t<T>>(integer));
+      } else {
+        return static_cast<T>(integer);
+      }
+    }
+    return static_cast<T>(real);
+  }
+};
 
 /// A shape formatted for log messages, e.g. "[1, 3, 224, 224]".
 struct ShapeString {
@@ -70,6 +93,8 @@ class ArgReader {
   double scalar(size_t i);
   /// Like scalar(), but `fallback` for None.
   double optional_scalar(size_t i, double fallback, bool* present = nullptr);
+  /// A Scalar argument with its integer value kept exact (see ScalarArg).
+  ScalarArg scalar_arg(size_t i);
   /// True when argument i exists and is None.
   bool is_none(size_t i) const;
   Span<const int64_t> int_list(size_t i);

@@ -7,10 +7,13 @@ The module itself is callable, so both spellings work::
 
 Stages (each importable on its own so a backend can plug in between):
 
-1. :func:`export_to_edge` - torch.export + run_decompositions -> core ATen.
-2. :func:`kiln.passes.to_out_variants` - out-variant kernel calls.
-3. :func:`kiln.memory.plan_memory` - offsets in planned buffers.
-4. :func:`kiln.serialize.emit_program` + :class:`kiln.Program` - the ``.pte`` bytes.
+1. :func:`export_to_edge` - torch.export + run_decompositions -> core ATen
+   (skipped when given an ExportedProgram, e.g. from :func:`kiln.quantize`).
+2. :func:`delegate_partitions` (with ``partitioner=``) - supported partitions become
+   backend delegate calls (:mod:`kiln.export.delegate`).
+3. :func:`kiln.passes.to_out_variants` - out-variant kernel calls.
+4. :func:`kiln.memory.plan_memory` - offsets in planned buffers.
+5. :func:`kiln.serialize.emit_program` + :class:`kiln.Program` - the ``.pte`` bytes.
 """
 
 from __future__ import annotations
@@ -19,11 +22,13 @@ import logging
 import sys
 import time
 import types
-from typing import Any
+from typing import Any, Optional
 
 import torch
 from torch.export import ExportedProgram
 
+from kiln import ExportError
+from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import export_to_edge, normalize_inputs
 from kiln.memory import plan_memory
 from kiln.passes.method_graph import MethodGraph
@@ -40,9 +45,11 @@ def lower_edge_program(
     plan_inputs: bool = True,
     plan_outputs: bool = True,
     name: str = "forward",
+    graph_module: Optional[torch.fx.GraphModule] = None,
 ) -> MethodGraph:
-    """Stages 2-3: out-variant calls and memory planning of a core-ATen program."""
-    method = to_out_variants(edge_program, method_name=name)
+    """Stages 3-4: out-variant calls and memory planning of a core-ATen program
+    (or of ``graph_module``, its rewritten graph with delegate calls)."""
+    method = to_out_variants(edge_program, method_name=name, graph_module=graph_module)
     plan_memory(method, plan_inputs=plan_inputs, plan_outputs=plan_outputs)
     return method
 
@@ -53,27 +60,61 @@ def program_from_methods(methods: list[MethodGraph]) -> Program:
     return Program(flatbuffer, segments)
 
 
+def _is_core_aten(program: ExportedProgram) -> bool:
+    """True if every operator of the graph is core ATen (or a quantize/dequantize op)."""
+    for node in program.graph_module.graph.nodes:
+        target = node.target
+        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+            continue
+        if target.namespace == "aten" and torch.Tag.core not in target.tags:
+            return False
+    return True
+
+
+def to_edge_program(model_or_program: Any, example_inputs: Any) -> ExportedProgram:
+    """Stage 1: a core-ATen ExportedProgram from a module or an ExportedProgram."""
+    if isinstance(model_or_program, ExportedProgram):
+        if _is_core_aten(model_or_program):
+            return model_or_program
+        try:
+            return model_or_program.run_decompositions()
+        except Exception as error:  # torch raises many unrelated types here
+            raise ExportError(f"decomposing the ExportedProgram to core ATen failed: {error}") from error
+    if example_inputs is None:
+        raise ExportError("example_inputs are needed to export a torch.nn.Module")
+    return export_to_edge(model_or_program, normalize_inputs(example_inputs))
+
+
 def export(
-    model: torch.nn.Module,
-    example_inputs: tuple[Any, ...],
+    model: Any,
+    example_inputs: Optional[tuple[Any, ...]] = None,
     *,
+    partitioner: Any = None,
     plan_inputs: bool = True,
     plan_outputs: bool = True,
     name: str = "forward",
+    progress: Optional[Progress] = None,
 ) -> Program:
     """Compile ``model`` into a ``.pte`` program.
 
-    Runs torch.export (non-strict), decomposes to core ATen, converts every
+    Runs torch.export (non-strict), decomposes to core ATen, hands the parts a
+    backend supports to that backend (with ``partitioner``), converts every other
     operator to its out-variant kernel call, plans memory and emits the program.
 
     Args:
-        model: the module to compile, in eval mode.
+        model: the module to compile, in eval mode, or an ExportedProgram (e.g. the
+            int8 program :func:`kiln.quantize` returns; decomposed to core ATen if
+            it is not already).
         example_inputs: tuple of example tensors; their shapes and dtypes are
-            baked into the program (static shapes).
+            baked into the program (static shapes). Not needed for an ExportedProgram.
+        partitioner: e.g. ``EthosUPartitioner(EthosUCompileSpec("ethos-u55-128"))``:
+            its partitions become delegate calls (``DelegateCall`` instructions, blobs
+            in segments); ``program.compile_report`` holds its decisions.
         plan_inputs: give inputs memory in the planned buffer (True), or leave
             them to the caller, who sets input memory at execution (False).
         plan_outputs: likewise for outputs.
         name: the method's name in the program.
+        progress: called with a short text before each delegated subgraph is compiled.
 
     Returns:
         The compiled :class:`kiln.Program` (``.save(path)``, ``.summary()``, ...).
@@ -84,14 +125,18 @@ def export(
             that calls an operator without a Kiln kernel.
     """
     started = time.perf_counter()
-    edge_program = export_to_edge(model, normalize_inputs(example_inputs))
+    edge_program = to_edge_program(model, example_inputs)
     exported = time.perf_counter()
+    graph_module, report = None, None
+    if partitioner is not None:
+        graph_module, report = delegate_partitions(edge_program, partitioner, progress=progress)
     method = lower_edge_program(
-        edge_program, plan_inputs=plan_inputs, plan_outputs=plan_outputs, name=name
+        edge_program, plan_inputs=plan_inputs, plan_outputs=plan_outputs, name=name, graph_module=graph_module
     )
     program = program_from_methods([method])
+    program.compile_report = report
     logger.info(
-        "exported %s: torch.export %.2f s, lowering+planning+emit %.2f s, %d kernel calls",
+        "exported %s: torch.export %.2f s, delegation+lowering+planning+emit %.2f s, %d calls",
         type(model).__name__, exported - started, time.perf_counter() - exported, len(method.calls),
     )
     return program
@@ -106,4 +151,13 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["export", "export_to_edge", "lower_edge_program", "program_from_methods"]
+__all__ = [
+    "CompileReport",
+    "DelegateInfo",
+    "delegate_partitions",
+    "export",
+    "export_to_edge",
+    "lower_edge_program",
+    "program_from_methods",
+    "to_edge_program",
+]

@@ -7,6 +7,7 @@ graph (e.g. Ethos-U) start from its result.
 from __future__ import annotations
 
 import logging
+import warnings
 from typing import Any
 
 import torch
@@ -69,6 +70,14 @@ def export_to_edge(model: torch.nn.Module, example_inputs: Any) -> ExportedProgr
             "%s is in training mode; exporting it as is. Call model.eval() for inference.",
             type(model).__name__,
         )
+    with warnings.catch_warnings():
+        # torch 2.13's own pytree code trips its LeafSpec deprecation warning while
+        # exporting and decomposing; it says nothing about the user's model.
+        warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+        return _export_and_decompose(model, inputs)
+
+
+def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...]) -> ExportedProgram:
     model_name = type(model).__name__
     try:
         exported = torch.export.export(model, inputs, strict=False)

@@ -13,7 +13,8 @@ from typing import Callable
 
 import torch
 
-from kiln.models import basic, mobilenet_v2, small_cnn
+from kiln import KilnError
+from kiln.models import autoencoder, basic, ds_cnn, mobilenet_v2, mobilenet_v3, resnet, small_cnn, transformer
 from kiln.models.user_file import ModelFileError, load_model_from_file
 
 ModelFactory = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
@@ -25,10 +26,15 @@ _REGISTRY: dict[str, tuple[ModelFactory, str]] = {
     "smallcnn": (small_cnn.make_small_cnn, "two conv-bn-relu-maxpool stages, avg pool, linear; 1x3x32x32"),
     "resblock": (small_cnn.make_res_block, "conv-bn-relu6 residual block with depthwise conv; 1x16x16x16"),
     "mv2": (mobilenet_v2.make_mobilenet_v2, "MobileNetV2, width 1.0, 1x3x224x224, 1000 classes"),
+    "resnet": (resnet.make_resnet8, "ResNet-8 (MLPerf Tiny image classification), 1x3x32x32, 10 classes"),
+    "dscnn": (ds_cnn.make_ds_cnn, "DS-CNN keyword spotting, 1x1x49x10 MFCC input, 12 classes"),
+    "autoencoder": (autoencoder.make_autoencoder, "MLP autoencoder for anomaly detection (MLPerf Tiny), 1x640"),
+    "mv3": (mobilenet_v3.make_mobilenet_v3_small, "MobileNetV3-Small (hardswish, squeeze-excite), 1x3x96x96, 1000 classes"),
+    "transformer": (transformer.make_transformer, "pre-norm transformer encoder block, 4 heads, GELU MLP; 1x16x64 (U85)"),
 }
 
 
-class UnknownModelError(KeyError):
+class UnknownModelError(KilnError, KeyError):
     """Raised for a model name that ``kiln.models`` does not know."""
 
     def __str__(self) -> str:  # KeyError quotes its message; keep it readable.

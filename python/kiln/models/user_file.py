@@ -8,8 +8,10 @@ from pathlib import Path
 
 import torch
 
+from kiln import KilnError
 
-class ModelFileError(ValueError):
+
+class ModelFileError(KilnError, ValueError):
     """The ``file.py:ClassName`` spec cannot be loaded; the message says why."""
 
 

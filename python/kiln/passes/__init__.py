@@ -11,7 +11,10 @@ from typing import Any
 
 from kiln.passes.method_graph import (
     Allocation,
+    Call,
+    DelegateCall,
     KernelCall,
+    LoweredDelegate,
     MethodGraph,
     TensorRole,
     TensorValue,
@@ -31,7 +34,10 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "OUT_VARIANTS",
     "Allocation",
+    "Call",
+    "DelegateCall",
     "KernelCall",
+    "LoweredDelegate",
     "MethodGraph",
     "TensorRole",
     "TensorValue",

@@ -150,6 +150,43 @@ class KernelCall:
         return list(seen.values())
 
 
+@dataclass(frozen=True, eq=False)
+class LoweredDelegate:
+    """A subgraph a backend compiled: what a ``BackendDelegate`` entry of the program holds."""
+
+    backend_id: str  # name the runtime looks the backend up by, e.g. "EthosUBackend"
+    processed: bytes  # the backend's blob (stored in a segment of the .pte)
+    compile_specs: tuple[tuple[str, bytes], ...] = ()
+    name: str = ""  # subgraph name, for messages and reports
+
+
+@dataclass(eq=False)
+class DelegateCall:
+    """Call of a lowered backend delegate. Its argument list follows ExecuTorch's
+    convention: the delegate's inputs, then its outputs (no repeated return)."""
+
+    delegate: LoweredDelegate
+    inputs: list[TensorValue]
+    outputs: list[TensorValue]
+    source_node: str = ""  # FX node the delegate call was lowered from
+
+    @property
+    def args(self) -> list[Argument]:
+        return [*self.inputs, *self.outputs]
+
+    def tensors_read(self) -> list[TensorValue]:
+        written = {id(t) for t in self.outputs}
+        seen: dict[int, TensorValue] = {}
+        for tensor in self.inputs:
+            if id(tensor) not in written:
+                seen.setdefault(id(tensor), tensor)
+        return list(seen.values())
+
+
+# One instruction of a method: an operator call or a delegate call.
+Call = Union[KernelCall, DelegateCall]
+
+
 def tensors_in(arg: Argument) -> list[TensorValue]:
     """Tensors referenced by one argument (lists included)."""
     if isinstance(arg, TensorValue):
@@ -166,7 +203,7 @@ class MethodGraph:
     name: str
     inputs: list[TensorValue]
     outputs: list[TensorValue]
-    calls: list[KernelCall]
+    calls: list[Call]
     encoded_input_spec: str = ""
     encoded_output_spec: str = ""
     # Sizes per memory id; index 0 is unused and 0 (ExecutionPlan convention).

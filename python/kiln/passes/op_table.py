@@ -37,6 +37,9 @@ OUT_VARIANTS: dict[str, str] = {
     "aten::clamp.Tensor": "aten::clamp.Tensor_out",
     "aten::sigmoid": "aten::sigmoid.out",
     "aten::tanh": "aten::tanh.out",
+    # torch decomposes these two by default; graphs exported with them kept reach the kernels.
+    "aten::hardswish": "aten::hardswish.out",
+    "aten::hardsigmoid": "aten::hardsigmoid.out",
     "aten::gelu": "aten::gelu.out",
     "aten::leaky_relu": "aten::leaky_relu.out",
     "aten::elu": "aten::elu.out",

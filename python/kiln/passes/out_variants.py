@@ -19,14 +19,18 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils._pytree import treespec_dumps
 
 from kiln import ExportError, UnsupportedOperatorError
+from kiln.passes.delegation import DELEGATE_META_KEY, is_delegate_call
 from kiln.passes.method_graph import (
     Argument,
+    Call,
+    DelegateCall,
     KernelCall,
     MethodGraph,
     TensorList,
     TensorRole,
     TensorValue,
 )
+from kiln.passes.kernel_table import kernel_operators
 from kiln.passes.op_table import COMPILE_TIME_CHECKS, OUT_VARIANTS
 from kiln.passes.out_schema import (
     ArgKind,
@@ -103,12 +107,15 @@ def _is_identity(node: torch.fx.Node) -> bool:
 class _Lowering:
     """State of one lowering: FX node -> tensor value(s)."""
 
-    def __init__(self, program: ExportedProgram, method_name: str) -> None:
+    def __init__(
+        self, program: ExportedProgram, method_name: str, graph_module: Optional[torch.fx.GraphModule] = None
+    ) -> None:
         self.program = program
+        self.graph_module = graph_module if graph_module is not None else program.graph_module
         self.method_name = method_name
         self.values: dict[torch.fx.Node, Any] = {}  # TensorValue or list of them
         self.inputs: list[TensorValue] = []
-        self.calls: list[KernelCall] = []
+        self.calls: list[Call] = []
         self.output_nodes: set[torch.fx.Node] = set()
         self.scalar_constants = 0
         self.current_node: Optional[torch.fx.Node] = None
@@ -120,7 +127,7 @@ class _Lowering:
         return value
 
     def run(self) -> MethodGraph:
-        graph = self.program.graph_module.graph
+        graph = self.graph_module.graph
         self._check_signature()
         self._check_operators(graph)
         output_node = next(n for n in graph.nodes if n.op == "output")
@@ -166,24 +173,35 @@ class _Lowering:
                 raise ExportError(f"input '{spec.arg}' has kind {spec.kind.name}, which Kiln cannot emit")
 
     def _check_operators(self, graph: torch.fx.Graph) -> None:
-        """Report every unsupported operator at once, not just the first."""
+        """Report every unsupported operator at once, not just the first: operators
+        without an out variant, and those whose out variant no runtime kernel implements
+        (which would otherwise fail at load time with OperatorMissing)."""
+        kernels = kernel_operators()  # None: no op table found, not checked
         nodes_by_operator: dict[str, list[str]] = {}
+        no_kernel: dict[str, str] = {}  # operator -> its out variant without a kernel
         for node in graph.nodes:
             if node.op != "call_function" or node.target is operator.getitem or _is_compile_time_check(node):
+                continue
+            if is_delegate_call(node):
                 continue
             name = _operator_name(node.target)
             if not isinstance(node.target, torch._ops.OpOverload) or name not in OUT_VARIANTS:
                 nodes_by_operator.setdefault(name, []).append(node.name)
+            elif kernels is not None and OUT_VARIANTS[name] not in kernels:
+                nodes_by_operator.setdefault(name, []).append(node.name)
+                no_kernel[name] = OUT_VARIANTS[name]
         if nodes_by_operator:
             count = sum(len(nodes) for nodes in nodes_by_operator.values())
             listing = "; ".join(
                 f"{op} (node {', '.join(repr(n) for n in nodes[:5])}{', ...' if len(nodes) > 5 else ''})"
+                + (f": no kernel for {no_kernel[op]}" if op in no_kernel else "")
                 for op, nodes in nodes_by_operator.items()
             )
             first_operator, first_nodes = next(iter(nodes_by_operator.items()))
             raise UnsupportedOperatorError(
                 f"{count} node(s) use operators Kiln cannot lower: {listing} "
-                "(supported operators are listed in kiln.passes.op_table.OUT_VARIANTS)",
+                "(supported operators are listed in kiln.passes.op_table.OUT_VARIANTS, "
+                "kernels in kernels/<library>/op_table.yaml)",
                 node=first_nodes[0],
                 operator=first_operator,
             )
@@ -212,6 +230,9 @@ class _Lowering:
         if node.target is operator.getitem:
             source, index = node.args
             self.values[node] = self.values[source][index]
+            return
+        if is_delegate_call(node):
+            self._lower_delegate(node)
             return
         if _is_identity(node) and not (node in self.output_nodes and node.args[0].op == "placeholder"):
             self.values[node] = self.tensor(node.args[0])
@@ -244,6 +265,14 @@ class _Lowering:
         elif schema.num_returns > 1:
             args.append(TensorList(tuple(outputs)))
         self.calls.append(KernelCall(out_operator, args, outputs, source_node=node.name))
+
+    def _lower_delegate(self, node: torch.fx.Node) -> None:
+        inputs = [self.tensor(source) for source in node.args]
+        fakes = node.meta["val"]
+        names = [f"{node.name}.{i}" for i in range(len(fakes))]
+        outputs = [_tensor_from_fake(n, f, TensorRole.ACTIVATION, node) for n, f in zip(names, fakes)]
+        self.values[node] = outputs
+        self.calls.append(DelegateCall(node.meta[DELEGATE_META_KEY], inputs, outputs, source_node=node.name))
 
     def _scalar_tensor(self, value: Any, dtype: torch.dtype) -> TensorValue:
         """A 0-dim constant for a number given where a tensor is expected (x * 2)."""
@@ -285,27 +314,36 @@ class _Lowering:
         return outputs
 
 
-def to_out_variants(program: ExportedProgram, *, method_name: str = "forward") -> MethodGraph:
+def to_out_variants(
+    program: ExportedProgram,
+    *,
+    method_name: str = "forward",
+    graph_module: Optional[torch.fx.GraphModule] = None,
+) -> MethodGraph:
     """Lower a core-ATen :class:`~torch.export.ExportedProgram` to out-variant kernel calls.
 
     Args:
         program: the result of :func:`kiln.export.export_to_edge` (core ATen).
         method_name: name of the method in the ``.pte`` program.
+        graph_module: a rewritten copy of ``program``'s graph to lower instead (same
+            placeholders and signature), e.g. with delegate call nodes
+            (:mod:`kiln.passes.delegation`); those become ``DelegateCall`` instructions.
 
     Returns:
         The method as a :class:`MethodGraph`, not yet memory planned.
 
     Raises:
         UnsupportedOperatorError: a node calls an operator with no out variant in
-            :data:`kiln.passes.op_table.OUT_VARIANTS` (all such nodes are listed).
+            :data:`kiln.passes.op_table.OUT_VARIANTS`, or whose out variant has no
+            kernel in the runtime's op tables (all such nodes are listed).
         ExportError: dynamic shapes, unsupported dtypes, in-place mutation of
             buffers or inputs, or non-tensor inputs/outputs.
     """
-    method = _Lowering(program, method_name).run()
+    method = _Lowering(program, method_name, graph_module).run()
     logger.debug("lowered %s: %d calls, %d tensors", method_name, len(method.calls), len(method.tensors()))
     return method
 
 
-def find_call(method: MethodGraph, source_node: str) -> Optional[KernelCall]:
+def find_call(method: MethodGraph, source_node: str) -> Optional[Call]:
     """The call lowered from FX node ``source_node`` (for tools and tests)."""
     return next((c for c in method.calls if c.source_node == source_node), None)

@@ -580,6 +580,14 @@ std::vector<std::string> registered_operators() {
 }  // namespace
 }  // namespace kiln::python
 
+namespace kiln::python {
+// Defined in vnpu_bindings.cpp: the virtual Ethos-U hook (run_vela).
+void register_vnpu_bindings(nb::module_& m);
+// Defined in ethos_u_bindings.cpp: registers the EthosUBackend on the virtual NPU (so
+// delegated programs run) and its counters.
+void register_ethos_u_bindings(nb::module_& m);
+}  // namespace kiln::python
+
 NB_MODULE(_runtime, m) {
   using namespace kiln;
   using namespace kiln::python;
@@ -628,6 +636,8 @@ NB_MODULE(_runtime, m) {
       .def_prop_ro("program_data_size", &ProgramHandle::program_data_size)
       .def_prop_ro("load_ns", &ProgramHandle::load_ns);
 
+  register_vnpu_bindings(m);
+  register_ethos_u_bindings(m);
   m.def("take_log", &take_log, "The runtime's log messages since the last call: [(level, text)].");
   m.def("error_names", &error_names, "{code: name} of every kiln::Error.");
   m.def("registered_operators", &registered_operators);

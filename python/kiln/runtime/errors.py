@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from kiln import KilnError
 
-class KilnRuntimeError(RuntimeError):
+
+class KilnRuntimeError(KilnError, RuntimeError):
     """A ``kiln::Error`` from the C++ runtime (or a check the Python wrapper makes first).
 
     The message starts with the error's name, e.g.

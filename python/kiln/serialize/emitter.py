@@ -3,7 +3,9 @@
 Values are emitted in the order the method uses them: inputs first, then each
 call's arguments. Scalars and integer lists are shared between calls (the
 runtime never writes them). Constant tensor data goes to a :class:`ConstantPool`
-that becomes the program's constant segment.
+that becomes the program's constant segment (segment 0); each delegate's blob
+goes to a segment of its own after it (``DataLocation.SEGMENT``, identical blobs
+shared), as ExecuTorch does when it extracts delegate segments.
 """
 
 from __future__ import annotations
@@ -12,17 +14,21 @@ import struct
 from dataclasses import dataclass, field
 from typing import Callable, Hashable
 
+import numpy as np
+
 from kiln import PRODUCER_NAME, SerializationError, __version__
 from kiln.memory.planner import align_up
 from kiln.passes.method_graph import (
     Argument,
     Bool,
     BoolList,
+    DelegateCall,
     Double,
     DoubleList,
     Int,
     IntList,
     MethodGraph,
+    LoweredDelegate,
     Null,
     OptionalTensorList,
     String,
@@ -75,6 +81,28 @@ class ConstantPool:
         return b"".join(parts), offsets
 
 
+@dataclass
+class DelegateSegments:
+    """Delegate blobs, one segment each, deduplicated by content.
+
+    ``first_index`` is the program segment index of the first blob (the constant
+    segment comes before them).
+    """
+
+    first_index: int = 1
+    blobs: list[bytes] = field(default_factory=list)
+    _index_by_content: dict[bytes, int] = field(default_factory=dict)
+
+    def add(self, blob: bytes) -> int:
+        """Program segment index of ``blob``."""
+        index = self._index_by_content.get(blob)
+        if index is None:
+            self.blobs.append(blob)
+            index = self.first_index + len(self.blobs) - 1
+            self._index_by_content[blob] = index
+        return index
+
+
 def producer_tag() -> str:
     """Text of the producer value: ``"kiln <version>"``."""
     return f"{PRODUCER_NAME} {__version__}"
@@ -99,9 +127,11 @@ def _evalue(kind: int, value: object) -> pte.EValueT:
 class _PlanEmitter:
     """Builds one ExecutionPlanT."""
 
-    def __init__(self, method: MethodGraph, constants: ConstantPool) -> None:
+    def __init__(self, method: MethodGraph, constants: ConstantPool, blobs: DelegateSegments) -> None:
         self.method = method
         self.constants = constants
+        self.blobs = blobs
+        self.delegates: list[pte.BackendDelegateT] = []
         self.values: list[pte.EValueT] = []
         self.tensor_index: dict[int, int] = {}
         self.shared_index: dict[Hashable, int] = {}
@@ -218,17 +248,42 @@ class _PlanEmitter:
             self.operator_index[full_name] = index
         return index
 
+    def delegate(self, lowered: LoweredDelegate) -> int:
+        """Index of a new BackendDelegate entry for ``lowered`` (one per call)."""
+        reference = pte.BackendDelegateDataReferenceT()
+        reference.location = pte.DataLocation.SEGMENT
+        reference.index = self.blobs.add(lowered.processed)
+        specs = []
+        for key, value in lowered.compile_specs:
+            spec = pte.CompileSpecT()
+            spec.key = key
+            spec.value = np.frombuffer(bytes(value), dtype=np.uint8)
+            specs.append(spec)
+        delegate = pte.BackendDelegateT()
+        delegate.id = lowered.backend_id
+        delegate.processed = reference
+        delegate.compileSpecs = specs
+        self.delegates.append(delegate)
+        return len(self.delegates) - 1
+
     def emit(self) -> pte.ExecutionPlanT:
         method = self.method
         inputs = [self.tensor(t) for t in method.inputs]
         instructions: list[pte.InstructionT] = []
         for call in method.calls:
-            kernel_call = pte.KernelCallT()
-            kernel_call.opIndex = self.operator(call.operator)
-            kernel_call.args = [self.argument(arg) for arg in call.args]
             instruction = pte.InstructionT()
-            instruction.instrArgsType = pte.InstructionArguments.KernelCall
-            instruction.instrArgs = kernel_call
+            if isinstance(call, DelegateCall):
+                delegate_call = pte.DelegateCallT()
+                delegate_call.delegateIndex = self.delegate(call.delegate)
+                delegate_call.args = [self.tensor(t) for t in call.args]
+                instruction.instrArgsType = pte.InstructionArguments.DelegateCall
+                instruction.instrArgs = delegate_call
+            else:
+                kernel_call = pte.KernelCallT()
+                kernel_call.opIndex = self.operator(call.operator)
+                kernel_call.args = [self.argument(arg) for arg in call.args]
+                instruction.instrArgsType = pte.InstructionArguments.KernelCall
+                instruction.instrArgs = kernel_call
             instructions.append(instruction)
         outputs = [self.tensor(t) for t in method.outputs]
         self._append(_evalue(pte.KernelTypes.String, _producer_string()))
@@ -249,7 +304,7 @@ class _PlanEmitter:
         plan.outputs = outputs
         plan.chains = [chain]
         plan.operators = self.operators
-        plan.delegates = []
+        plan.delegates = self.delegates
         plan.nonConstBufferSizes = list(method.planned_buffer_sizes) or [0]
         return plan
 
@@ -259,14 +314,16 @@ def emit_program(methods: list[MethodGraph]) -> tuple[pte.ProgramT, list[bytes]]
 
     Returns:
         (program, segments): ``segments[0]`` is the constant segment that
-        ``program.constantSegment`` refers to; ``program.segments`` is filled in by
+        ``program.constantSegment`` refers to, then one segment per distinct
+        delegate blob; ``program.segments`` is filled in by
         :func:`kiln.serialize.pte_file.write_pte`.
     """
     names = [m.name for m in methods]
     if len(set(names)) != len(names):
         raise SerializationError(f"method names must be unique, got {names}")
     constants = ConstantPool()
-    plans = [_PlanEmitter(method, constants).emit() for method in methods]
+    blobs = DelegateSegments(first_index=1)
+    plans = [_PlanEmitter(method, constants, blobs).emit() for method in methods]
     segment_data, offsets = constants.segment()
 
     constant_segment = pte.SubsegmentOffsetsT()
@@ -280,4 +337,4 @@ def emit_program(methods: list[MethodGraph]) -> tuple[pte.ProgramT, list[bytes]]
     program.backendDelegateData = []
     program.segments = []
     program.constantSegment = constant_segment
-    return program, [segment_data]
+    return program, [segment_data, *blobs.blobs]

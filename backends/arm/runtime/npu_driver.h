@@ -1,0 +1,87 @@
+// The NPU driver interface: the few calls the Ethos-U delegate needs from whatever runs
+// its command streams.
+//
+// Two kinds of implementation plug in here:
+// - VirtualNpuDriver (virtual_npu_driver.h): Kiln's functional model of the Ethos-U,
+//   on the host or on a CPU without an NPU;
+// - a register-level driver on hardware (ethos_u_hardware_driver.h describes what it
+//   must do): it writes the base pointers, starts the command stream and waits for the
+//   NPU's interrupt.
+// The delegate owns no NPU state: it binds tensors into regions and calls invoke().
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/core/span.h"
+
+namespace kiln::ethos_u {
+
+/// Base pointers (regions) an Ethos-U55/U65 command stream can address.
+constexpr size_t kNpuMaxRegions = 8;
+
+/// The memory one base pointer points at. Vela's convention: region 0 holds the weights
+/// and constants (read only), 1 the scratch arena (inputs, outputs, intermediates), 2
+/// the fast scratch (dedicated SRAM of an Ethos-U65). Unused regions are {nullptr, 0}.
+struct NpuRegion {
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  /// The NPU must not write here (the program's weights): a stream that tries fails with
+  /// NpuRegionReadOnly instead of corrupting them.
+  bool read_only = false;
+};
+
+/// One inference's work for the NPU.
+struct NpuInvocation {
+  /// Vela's driver payload ("COP1" header, then register commands), 32-bit words.
+  Span<const uint32_t> command_stream;
+  /// Region i is base pointer i.
+  Span<const NpuRegion> regions;
+  /// The configuration the stream was compiled for, e.g. "ethos-u55-128", or nullptr if
+  /// the program does not say. A hardware driver checks it against its NPU; the virtual
+  /// NPU configures itself with it.
+  const char* target = nullptr;
+};
+
+/// What one invocation did, in the terms of the Ethos-U's PMU. A driver leaves at zero
+/// what it cannot count (the virtual NPU has no cycles; hardware has no MAC count).
+struct NpuCounters {
+  /// NPU operations (convolution, depthwise, pooling, elementwise).
+  uint64_t operations = 0;
+  /// DMA transfers.
+  uint64_t dma_transfers = 0;
+  /// Multiply-accumulates of convolution, depthwise and vector product.
+  uint64_t macs = 0;
+  /// Element steps of pooling and elementwise operations.
+  uint64_t element_ops = 0;
+  /// Commands decoded.
+  uint64_t commands = 0;
+  /// NPU clock cycles (hardware PMU cycle counter).
+  uint64_t cycles = 0;
+  /// Bytes read / written per region; index kNpuMaxRegions is the NPU's internal memory.
+  uint64_t bytes_read[kNpuMaxRegions + 1] = {};
+  uint64_t bytes_written[kNpuMaxRegions + 1] = {};
+};
+
+class NpuDriver {
+ public:
+  virtual ~NpuDriver() = default;
+
+  /// A short name for logs, e.g. "virtual-npu".
+  virtual const char* name() const = 0;
+
+  /// False when the NPU is absent or failed to start.
+  virtual bool is_available() const = 0;
+
+  /// Base addresses the NPU can use must be multiples of this (16 on hardware).
+  virtual size_t region_alignment() const = 0;
+
+  /// Runs the command stream to completion (blocking) against the regions. Returns Ok or
+  /// a named error (logged): an Npu* error for a stream the NPU rejects (NpuConfigMismatch
+  /// when it was compiled for another NPU configuration).
+  /// `counters` (may be null) receives what the run did.
+  virtual Error invoke(const NpuInvocation& invocation, NpuCounters* counters) = 0;
+};
+
+}  // namespace kiln::ethos_u

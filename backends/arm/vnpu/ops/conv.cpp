@@ -1,0 +1,127 @@
+// NPU_OP_CONV: convolution and vector product (fully connected = 1x1 kernel on a 1x1 IFM).
+// acc[oc] = bias[oc] + sum over taps inside the IFM of (ifm - ifm_zp) * w; padded taps add
+// nothing (they read the zero point). Then the per-channel output stage.
+//
+// 8-bit IFMs (every Vela int8 network) take the fast path: the IFM rows are gathered once
+// into dense int16 rows (IfmRows), so each kernel row is one contiguous dot product of
+// kernel_width * ifm_depth int16 pairs against the dense weights, accumulated in int32, and
+// four OFM channels share each IFM load. 16/32-bit IFMs use the element-wise reference loop.
+#include "backends/arm/vnpu/ops/conv_common.h"
+#include "backends/arm/vnpu/ops/ifm_rows.h"
+
+#include "runtime/platform/log.h"
+
+namespace kiln::vnpu {
+namespace {
+
+// Four dot products of `a` with b0..b3 (n int16 pairs each), 32-bit accumulation.
+inline void dot4(const int16_t* a, const int16_t* b0, const int16_t* b1, const int16_t* b2,
+                 const int16_t* b3, uint32_t n, int32_t* out) {
+  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const int32_t v = a[i];
+    s0 += v * b0[i];
+    s1 += v * b1[i];
+    s2 += v * b2[i];
+    s3 += v * b3[i];
+  }
+  out[0] += s0;
+  out[1] += s1;
+  out[2] += s2;
+  out[3] += s3;
+}
+
+inline int32_t dot(const int16_t* a, const int16_t* b, uint32_t n) {
+  int32_t s = 0;
+  for (uint32_t i = 0; i < n; ++i) s += int32_t{a[i]} * b[i];
+  return s;
+}
+
+Error run_conv_int8(OpContext& ctx, ConvSetup& s) {
+  IfmRows rows;
+  Error err = rows.init(ctx, s);
+  if (err != Error::Ok) return err;
+  const uint32_t kh = s.k.height, kw = s.k.width, depth = s.ifm_depth;
+  const uint32_t n_oc = s.ofm_shape.depth;
+  // A kernel row is contiguous in the gathered rows when it is not dilated.
+  const bool row_contiguous = s.k.dilation_x == 1;
+  const uint32_t run = row_contiguous ? kw * depth : depth;
+  const uint32_t runs_per_row = row_contiguous ? 1u : kw;
+  const size_t w_per_oc = size_t{kh} * kw * depth;
+  const size_t w_per_row = size_t{kw} * depth;
+  const size_t px_step = size_t{s.k.stride_x} * depth;
+  const size_t run_step = size_t{s.k.dilation_x} * depth;  // between runs when dilated
+  int32_t sums[4];
+  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
+    rows.load_for(oy);
+    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
+      uint8_t* out_px = s.ofm.mutable_pixel(oy, ox);
+      uint32_t oc = 0;
+      for (; oc < n_oc; oc += 4) {
+        const uint32_t group = n_oc - oc < 4 ? n_oc - oc : 4;
+        sums[0] = sums[1] = sums[2] = sums[3] = 0;
+        const int16_t* w0 = s.weights + w_per_oc * oc;
+        for (uint32_t ky = 0; ky < kh; ++ky) {
+          const int16_t* in = rows.row(ky) + px_step * ox;
+          const int16_t* w = w0 + w_per_row * ky;
+          for (uint32_t r = 0; r < runs_per_row; ++r, in += run_step, w += depth) {
+            if (group == 4) {
+              dot4(in, w, w + w_per_oc, w + 2 * w_per_oc, w + 3 * w_per_oc, run, sums);
+            } else {
+              for (uint32_t g = 0; g < group; ++g) sums[g] += dot(in, w + g * w_per_oc, run);
+            }
+          }
+        }
+        for (uint32_t g = 0; g < group; ++g) {
+          const uint32_t c = oc + g;
+          const int64_t acc = s.scales.bias[c] + sums[g];
+          const int64_t scaled = scale_value(acc, s.scales.scale[c], s.scales.shift[c], s.stage.round);
+          s.ofm.store(out_px + s.ofm.channel_offset(c), s.stage.finish(scaled));
+        }
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+void run_conv_reference(ConvSetup& s) {
+  const uint32_t ic_depth = s.ifm_depth;
+  const uint32_t kh = s.k.height, kw = s.k.width;
+  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
+    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
+      for (uint32_t oc = 0; oc < s.ofm_shape.depth; ++oc) {
+        int64_t acc = s.scales.bias[oc];
+        const int16_t* w_oc = s.weights + size_t{oc} * kh * kw * ic_depth;
+        for (uint32_t ky = 0; ky < kh; ++ky) {
+          const int32_t iy = static_cast<int32_t>(oy * s.k.stride_y + ky * s.k.dilation_y) - s.k.pad_top;
+          if (iy < 0 || iy >= static_cast<int32_t>(s.ifm_height)) continue;
+          for (uint32_t kx = 0; kx < kw; ++kx) {
+            const int32_t ix = static_cast<int32_t>(ox * s.k.stride_x + kx * s.k.dilation_x) - s.k.pad_left;
+            if (ix < 0 || ix >= static_cast<int32_t>(s.ifm_width)) continue;
+            const int16_t* w = w_oc + (size_t{ky} * kw + kx) * ic_depth;
+            for (uint32_t c = 0; c < ic_depth; ++c) {
+              int32_t v;
+              if (!read_upscaled(s, iy, ix, c, &v)) continue;
+              acc += int64_t{v - s.ifm_zp} * w[c];
+            }
+          }
+        }
+        const int64_t scaled = scale_value(acc, s.scales.scale[oc], s.scales.shift[oc], s.stage.round);
+        s.ofm.write(oy, ox, oc, s.stage.finish(scaled));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Error run_conv(OpContext& ctx) {
+  ConvSetup s;
+  Error err = setup_conv(ctx, /*depthwise=*/false, &s);
+  if (err != Error::Ok) return err;
+  if (uses_int16_rows(s)) return run_conv_int8(ctx, s);
+  run_conv_reference(s);
+  return Error::Ok;
+}
+
+}  // namespace kiln::vnpu

@@ -1,0 +1,89 @@
+// NPU_OP_DEPTHWISE: each OFM channel convolves the IFM channel of the same index.
+//
+// 8-bit IFMs take the fast path: gathered int16 IFM rows (IfmRows) and the weights
+// transposed to [tap][channel] once per operation, so every kernel tap is one multiply-add
+// over all channels of a pixel into int32 accumulators (contiguous, vectorisable).
+#include "backends/arm/vnpu/ops/conv_common.h"
+#include "backends/arm/vnpu/ops/ifm_rows.h"
+
+#include "runtime/platform/log.h"
+
+namespace kiln::vnpu {
+namespace {
+
+Error run_depthwise_int8(OpContext& ctx, ConvSetup& s) {
+  IfmRows rows;
+  Error err = rows.init(ctx, s);
+  if (err != Error::Ok) return err;
+  const uint32_t kh = s.k.height, kw = s.k.width, depth = s.ofm_shape.depth;
+  const uint32_t taps = kh * kw;
+  int16_t* w_t = ctx.scratch.allocate<int16_t>(size_t{taps} * depth);
+  int32_t* acc = ctx.scratch.allocate<int32_t>(depth);
+  if (w_t == nullptr || acc == nullptr) {
+    KILN_LOG(Error, "work memory too small for %u x %u depthwise weights", taps, depth);
+    return Error::OutOfResources;
+  }
+  for (uint32_t c = 0; c < depth; ++c) {
+    for (uint32_t t = 0; t < taps; ++t) w_t[size_t{t} * depth + c] = s.weights[size_t{c} * taps + t];
+  }
+  const size_t px_step = size_t{s.k.stride_x} * depth;
+  const size_t tap_step = size_t{s.k.dilation_x} * depth;
+  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
+    rows.load_for(oy);
+    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
+      for (uint32_t c = 0; c < depth; ++c) acc[c] = 0;
+      for (uint32_t ky = 0; ky < kh; ++ky) {
+        const int16_t* in = rows.row(ky) + px_step * ox;
+        const int16_t* w = w_t + size_t{ky} * kw * depth;
+        for (uint32_t kx = 0; kx < kw; ++kx, in += tap_step, w += depth) {
+          for (uint32_t c = 0; c < depth; ++c) acc[c] += int32_t{in[c]} * w[c];
+        }
+      }
+      uint8_t* out_px = s.ofm.mutable_pixel(oy, ox);
+      for (uint32_t c = 0; c < depth; ++c) {
+        const int64_t total = s.scales.bias[c] + acc[c];
+        const int64_t scaled = scale_value(total, s.scales.scale[c], s.scales.shift[c], s.stage.round);
+        s.ofm.store(out_px + s.ofm.channel_offset(c), s.stage.finish(scaled));
+      }
+    }
+  }
+  return Error::Ok;
+}
+
+void run_depthwise_reference(ConvSetup& s) {
+  const uint32_t kh = s.k.height, kw = s.k.width;
+  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
+    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
+      for (uint32_t c = 0; c < s.ofm_shape.depth; ++c) {
+        int64_t acc = s.scales.bias[c];
+        const int16_t* w = s.weights + size_t{c} * kh * kw;
+        for (uint32_t ky = 0; ky < kh; ++ky) {
+          const int32_t iy = static_cast<int32_t>(oy * s.k.stride_y + ky * s.k.dilation_y) - s.k.pad_top;
+          if (iy < 0 || iy >= static_cast<int32_t>(s.ifm_height)) continue;
+          for (uint32_t kx = 0; kx < kw; ++kx) {
+            const int32_t ix = static_cast<int32_t>(ox * s.k.stride_x + kx * s.k.dilation_x) - s.k.pad_left;
+            if (ix < 0 || ix >= static_cast<int32_t>(s.ifm_width)) continue;
+            int32_t v;
+            if (!read_upscaled(s, iy, ix, c, &v)) continue;
+            acc += int64_t{v - s.ifm_zp} * w[ky * kw + kx];
+          }
+        }
+        const int64_t scaled = scale_value(acc, s.scales.scale[c], s.scales.shift[c], s.stage.round);
+        s.ofm.write(oy, ox, c, s.stage.finish(scaled));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Error run_depthwise(OpContext& ctx) {
+  ConvSetup s;
+  Error err = setup_conv(ctx, /*depthwise=*/true, &s);
+  if (err != Error::Ok) return err;
+  if (uses_int16_rows(s)) return run_depthwise_int8(ctx, s);
+  run_depthwise_reference(s);
+  return Error::Ok;
+}
+
+}  // namespace kiln::vnpu

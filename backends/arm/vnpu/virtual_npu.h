@@ -1,0 +1,150 @@
+// Kiln's virtual Ethos-U55/U65: a functional, bit-exact model that executes the command
+// streams Vela produces.
+//
+// What it models: the register file (state persists across operations, because Vela omits
+// writes whose value did not change), cmd0/cmd1 decoding, base-address regions, DMA
+// (including into the NPU's internal memory, where lookup tables live), the compressed weight
+// stream with its 10-byte scale/bias entries, and the operations (convolution, depthwise,
+// vector product, pooling, elementwise, reduce) with NHWC/NHCWB16 layouts.
+// What it does not model: timing, caches, block scheduling. Block config matters only where it
+// changes results (weight order).
+//
+// Portable: no heap, no exceptions, no RTTI, no OS calls. All scratch memory (the decoded
+// weights of one OFM block, the internal SHRAM image) comes from the work memory the caller
+// gives to the constructor.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/core/error.h"
+#include "runtime/core/span.h"
+
+namespace kiln::vnpu {
+
+/// Which NPU the stream was compiled for.
+enum class Arch : uint8_t {
+  /// Arm Ethos-U55 (32..256 MACs/cycle, one AXI port for weights+data).
+  EthosU55 = 0,
+  /// Arm Ethos-U65 (256 or 512 MACs/cycle).
+  EthosU65 = 1,
+};
+
+/// The NPU instance and the limits that bound the work a stream can ask for.
+struct Config {
+  /// NPU product.
+  Arch arch = Arch::EthosU55;
+  /// MACs per cycle of the configuration (32, 64, 128, 256, 512). Only checked against the
+  /// COP1 config word; results do not depend on it.
+  int macs = 128;
+  /// A stream that asks for more NPU operations than this fails with NpuWorkLimitExceeded.
+  uint64_t max_operations = 1u << 20;
+  /// A stream whose operations add up to more MACs (or elementwise/pooling element steps)
+  /// than this fails with NpuWorkLimitExceeded before that operation runs.
+  uint64_t max_macs = uint64_t{1} << 36;
+  /// A stream with more command words than this fails with NpuWorkLimitExceeded.
+  uint64_t max_commands = uint64_t{1} << 24;
+};
+
+/// Number of region (base pointer) slots an Ethos-U55/U65 has.
+constexpr size_t kMaxRegions = 8;
+
+/// One region: the memory a base pointer (BASEP<n>) points at. Vela's convention: 0 weights
+/// and constants, 1 the scratch arena (IFM/OFM at offsets), 2 fast scratch, 3/4 separate
+/// input/output when asked. Index i of the regions span is region number i; a region that a
+/// stream does not use may be {nullptr, 0}. Every access is checked against `size`.
+struct Region {
+  uint8_t* data = nullptr;
+  size_t size = 0;
+  /// The program's weights/constants (region 0 from Vela): operations may read it, but an
+  /// OFM or DMA destination in it fails with NpuRegionReadOnly, so a corrupt stream cannot
+  /// change the weights later inferences use.
+  bool read_only = false;
+};
+
+/// Kinds of recorded operations; the values are the cmd0 opcodes that start them.
+enum class OpKind : uint16_t {
+  /// NPU_OP_CONV: convolution or vector product (fully connected).
+  Conv = 0x002,
+  /// NPU_OP_DEPTHWISE.
+  Depthwise = 0x003,
+  /// NPU_OP_POOL: max/average pooling, reduce sum (mode in OpRecord::mode).
+  Pool = 0x005,
+  /// NPU_OP_ELEMENTWISE (mode in OpRecord::mode).
+  Elementwise = 0x006,
+  /// NPU_OP_DMA_START.
+  Dma = 0x010,
+};
+
+/// One executed operation, for the PMU-style per-layer report.
+struct OpRecord {
+  /// An OpKind value.
+  uint16_t kind = 0;
+  /// The operation's mode parameter (pooling_mode / elementwise_mode), else 0.
+  uint16_t mode = 0;
+  /// Index (in 32-bit words from the start of the register stream) of the starting command.
+  uint32_t command_index = 0;
+  /// Multiply-accumulates (conv/depthwise), element operations otherwise.
+  uint64_t macs = 0;
+  /// Bytes the operation read (IFM, IFM2, weights, scales, DMA source).
+  uint64_t bytes_read = 0;
+  /// Bytes the operation wrote (OFM, DMA destination).
+  uint64_t bytes_written = 0;
+};
+
+/// PMU-style totals of one run. Reset at the start of run().
+struct Counters {
+  /// NPU operations executed (conv, depthwise, pool, elementwise); DMAs are counted apart.
+  uint64_t operations = 0;
+  /// DMA transfers started.
+  uint64_t dma_transfers = 0;
+  /// Multiply-accumulates of conv/depthwise/vector product.
+  uint64_t macs = 0;
+  /// Element steps of pooling/elementwise operations (one per OFM element and kernel tap).
+  uint64_t element_ops = 0;
+  /// Commands decoded (a cmd1 with its payload word counts once).
+  uint64_t commands = 0;
+  /// Bytes read / written per region index; index kMaxRegions counts internal memory (SHRAM).
+  uint64_t bytes_read[kMaxRegions + 1] = {};
+  uint64_t bytes_written[kMaxRegions + 1] = {};
+};
+
+/// Bytes of internal memory (SHRAM image) kept at the start of the work memory.
+constexpr size_t kInternalMemoryBytes = 96 * 1024;
+/// Work memory that is enough for every Vela stream seen so far (internal memory + the
+/// decoded weights of the largest OFM block). A smaller buffer works for small models; a
+/// stream that needs more fails with OutOfResources and says how much it needed.
+// 12 MiB of decode scratch: an operation's weights are decoded whole (stream order, then
+// dense int16), so mv2's delegated 1280x1000 classifier needs 2 x 2.56 MB. Decoding per OFM
+// block would bound this by the block instead (needed before this runs on a Cortex-M).
+constexpr size_t kRecommendedWorkMemoryBytes = kInternalMemoryBytes + 12 * 1024 * 1024;
+
+class VirtualNpu final {
+ public:
+  /// `work_memory` must outlive the object; it holds the internal memory and decode scratch.
+  VirtualNpu(const Config& config, Span<uint8_t> work_memory);
+
+  /// Runs a command stream against `regions`.
+  ///
+  /// `stream` is either a Vela driver payload (starts with the "COP1" fourcc: the `cmd_data`
+  /// of Vela's raw output and of ExecuTorch's Ethos-U delegate payload; its Config action is
+  /// checked against this NPU, its NOPs skipped, its CmdStream action run) or bare register
+  /// commands (anything else). Returns Error::Ok or a named error after logging (KILN_LOG) the
+  /// command index, the opcode and the reason. Regions are written in place. `counters` (may
+  /// be null) receives totals; `op_records` (may be empty) receives one record per operation
+  /// up to its size, `num_records` (may be null) the number of operations executed.
+  /// The internal memory (LUTs) is cleared at the start of every run.
+  Error run(Span<const uint32_t> stream, Span<const Region> regions, Counters* counters,
+            Span<OpRecord> op_records = {}, size_t* num_records = nullptr);
+
+  const Config& config() const { return config_; }
+
+ private:
+  Config config_;
+  Span<uint8_t> work_memory_;
+};
+
+/// "ethos-u55-128" style name of an NPU configuration → Config; false if not a U55/U65 name.
+bool config_from_target_name(const char* name, Config* config);
+
+}  // namespace kiln::vnpu

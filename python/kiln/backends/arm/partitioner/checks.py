@@ -1,0 +1,366 @@
+"""Support checks: small predicates that say why a node cannot run on the NPU.
+
+Each check is called with an operator node and a :class:`CheckContext` and
+returns ``None`` when it has no objection, or a one-line reason. A check only
+looks at the operators it knows (``applies_to``); :func:`checks_for` composes
+the list for one target, so U55/U65 get the stricter limits Vela documents for
+them (``ethosu.regor.tflite_operator_constraints``) and U85 its own.
+
+The quantization of a node's inputs and outputs is not checked here: that is a
+property of the quantized group around the node (see ``grouping.py``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Protocol
+
+import torch
+
+from kiln.backends.arm.partitioner.op_support import U85, family_of, support_for
+from kiln.passes.delegation import is_dequantize, operator_name
+
+# Vela's limits (regor's operator constraints and Vela's SUPPORTED_OPS documentation).
+MAX_DIMENSION = 65535  # every tensor dimension
+MAX_RANK = 4  # MAC, pooling and table operators
+MAX_RANK_ELEMENTWISE = 6
+U55_MAX_STRIDE = 3  # larger strides only with dilation 1 and no padding (VALID)
+MAX_KERNEL_HEIGHT = 256
+MAX_KERNEL_PRODUCT = 256 * 256
+MAX_PADDED_AVG_POOL_KERNEL = 8
+MAX_WEIGHT_SUM = 127 * 65536  # sum of |weight - zero point| per output channel (8-bit)
+MAX_REDUCED_AXIS = 4096
+MAX_REDUCED_ELEMENTS = {torch.int8: 2**24, torch.int16: 2**16}
+MAX_SOFTMAX_ROWS = 65536
+U55_RESIZE_FACTORS = (2, 4, 8)
+U85_MAX_RESIZE_FACTOR = 1024
+MAX_MATMUL_REDUCED_AXIS = 2**16
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What checks may look at besides the node."""
+
+    target: str  # "ethos-u55-128"
+    constants: Mapping[str, torch.Tensor]  # placeholder name -> tensor (weights, ...)
+    compile_spec: Any = None  # kiln.backends.arm.EthosUCompileSpec
+    # Nodes computed from constants only (dequantized weights, their transposes).
+    constant_nodes: frozenset[torch.fx.Node] = frozenset()
+
+    @property
+    def family(self) -> str:
+        return family_of(self.target)
+
+    @property
+    def is_u85(self) -> bool:
+        return self.family == U85
+
+
+class SupportCheck(Protocol):
+    name: str
+
+    def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]: ...
+
+
+# ----------------------------------------------------------------------------- helpers
+def argument(node: torch.fx.Node, index: int, name: str, default: Any = None) -> Any:
+    """An argument by position or keyword, ``default`` when absent."""
+    if index < len(node.args):
+        return node.args[index]
+    return node.kwargs.get(name, default)
+
+
+def pair(value: Any, default: int) -> tuple[int, int]:
+    if value is None or (isinstance(value, (list, tuple)) and len(value) == 0):
+        return default, default
+    if isinstance(value, int):
+        return value, value
+    values = [int(v) for v in value]
+    return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
+
+
+def shape_of(node: Any) -> Optional[tuple[int, ...]]:
+    value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    if isinstance(value, torch.Tensor):
+        return tuple(int(s) for s in value.shape)
+    return None
+
+
+def tensor_shapes(node: torch.fx.Node, context: "CheckContext") -> list[tuple[str, tuple[int, ...], bool]]:
+    """(name, shape, is constant) of the node's tensor inputs and of its output(s)."""
+    shapes = [
+        (n.name, s, constant_behind(n, context) is not None)
+        for n in node.all_input_nodes
+        if (s := shape_of(n)) is not None
+    ]
+    value = node.meta.get("val")
+    values = value if isinstance(value, (list, tuple)) else [value]
+    shapes += [
+        (f"{node.name} (output)", tuple(int(d) for d in v.shape), False)
+        for v in values
+        if isinstance(v, torch.Tensor)
+    ]
+    return shapes
+
+
+def constant_behind(node: Any, context: CheckContext) -> Optional[torch.Tensor]:
+    """The constant tensor a (dequantized, possibly permuted) weight argument comes
+    from, or None if the argument depends on the inputs."""
+    while isinstance(node, torch.fx.Node):
+        if node.op == "placeholder":
+            return context.constants.get(node.name)
+        if node not in context.constant_nodes or not node.all_input_nodes:
+            return None
+        node = node.all_input_nodes[0]
+    return None
+
+
+def quantized_dtype(node: Any) -> Optional[torch.dtype]:
+    """The integer dtype a dequantize node's input has (its last argument)."""
+    if isinstance(node, torch.fx.Node) and is_dequantize(node):
+        dtype = node.args[-1] if node.args and isinstance(node.args[-1], torch.dtype) else None
+        return dtype or node.kwargs.get("dtype")
+    return None
+
+
+@dataclass(frozen=True)
+class _Check:
+    """A check for some operators: ``rule`` returns a reason or None."""
+
+    name: str
+    applies_to: frozenset[str]
+    rule: Callable[[torch.fx.Node, CheckContext], Optional[str]]
+
+    def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+        if operator_name(node) not in self.applies_to:
+            return None
+        return self.rule(node, context)
+
+
+# ----------------------------------------------------------------------------- checks
+class OperatorSetCheck:
+    """An operator Vela lists for other Ethos-U families only (op_support.OPERATORS)."""
+
+    name = "operator set"
+
+    def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+        op = operator_name(node)
+        support = support_for(op)
+        if support is not None and context.family not in support.families:
+            families = ", ".join(sorted(support.families))
+            return f"{op} ({support.tosa}) is not supported by {context.family} (only {families})"
+        return None
+
+
+class TensorShapeCheck:
+    """Every dimension in [1, 65535]; rank <= 4 (<= 6 for element-wise ops); batch 1
+    for the 4-D feature maps of MAC, pooling and table operators."""
+
+    name = "tensor shape"
+
+    def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+        support = support_for(operator_name(node))
+        kind = support.kind if support else "compute"
+        for name, shape, constant in tensor_shapes(node, context):
+            if any(d > MAX_DIMENSION for d in shape):
+                return f"tensor '{name}' has shape {list(shape)}: dimensions above {MAX_DIMENSION} are not supported"
+            if kind == "data" or constant:
+                continue
+            limit = MAX_RANK_ELEMENTWISE if kind == "elementwise" else MAX_RANK
+            if len(shape) > limit:
+                return f"tensor '{name}' has rank {len(shape)}; {operator_name(node)} supports rank <= {limit}"
+            if kind == "compute" and len(shape) == 4 and shape[0] != 1:
+                return f"tensor '{name}' has batch {shape[0]}; the NPU needs batch 1 for {operator_name(node)}"
+        return None
+
+
+def _convolution_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+    input_shape = shape_of(node.args[0])
+    weight_shape = shape_of(node.args[1])
+    if input_shape is None or weight_shape is None or len(input_shape) != 4:
+        return None  # the lowering decides about 1-D/3-D convolutions
+    stride = pair(argument(node, 3, "stride"), 1)
+    padding = pair(argument(node, 4, "padding"), 0)
+    dilation = pair(argument(node, 5, "dilation"), 1)
+    transposed = bool(argument(node, 6, "transposed", False))
+    groups = int(argument(node, 8, "groups", 1))
+    depthwise = groups > 1 and groups == input_shape[1]
+    if not context.is_u85:
+        if depthwise and max(stride) > U55_MAX_STRIDE:
+            return f"depthwise convolution stride {list(stride)}: {context.family} supports stride 1-3"
+        if not transposed and max(stride) > U55_MAX_STRIDE and (max(dilation) != 1 or any(padding)):
+            return (
+                f"stride {list(stride)} with dilation {list(dilation)} and padding {list(padding)}: "
+                f"{context.family} supports stride > 3 only with dilation 1 and no padding"
+            )
+    weights = constant_behind(node.args[1], context)
+    if weights is not None and weights.dtype == torch.int8 and weights.dim() >= 2:
+        sums = weights.to(torch.int64).abs().reshape(weights.shape[0], -1).sum(dim=1)
+        worst = int(sums.max())
+        if worst > MAX_WEIGHT_SUM:
+            return f"sum of absolute weights of one output channel is {worst} (Vela's limit {MAX_WEIGHT_SUM})"
+    return None
+
+
+def _pooling_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+    op = operator_name(node)
+    kernel = pair(argument(node, 1, "kernel_size"), 1)
+    stride = pair(argument(node, 2, "stride"), 0)
+    stride = kernel if stride == (0, 0) else stride  # torch: empty stride means kernel size
+    padding = pair(argument(node, 3, "padding"), 0)
+    if op == "aten::max_pool2d_with_indices":
+        dilation = pair(argument(node, 4, "dilation"), 1)
+        if dilation != (1, 1):
+            return f"max pooling with dilation {list(dilation)}: TOSA MAX_POOL2D has no dilation"
+    if any(padding) and op == "aten::avg_pool2d" and max(kernel) > MAX_PADDED_AVG_POOL_KERNEL:
+        return f"average pooling kernel {list(kernel)} with padding: at most {MAX_PADDED_AVG_POOL_KERNEL}x{MAX_PADDED_AVG_POOL_KERNEL}"
+    if kernel[0] > MAX_KERNEL_HEIGHT or kernel[0] * kernel[1] > MAX_KERNEL_PRODUCT:
+        return f"pooling kernel {list(kernel)}: height <= {MAX_KERNEL_HEIGHT} and product <= {MAX_KERNEL_PRODUCT}"
+    if not context.is_u85 and max(stride) > U55_MAX_STRIDE and any(padding):
+        return f"pooling stride {list(stride)} with padding: {context.family} supports stride > 3 only without padding"
+    return None
+
+
+def _reduction_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+    shape = shape_of(node.args[0])
+    if shape is None:
+        return None
+    dims = argument(node, 1, "dim")
+    dims = list(range(len(shape))) if dims is None else ([dims] if isinstance(dims, int) else list(dims))
+    reduced = [shape[d % len(shape)] for d in dims]
+    if any(size >= MAX_REDUCED_AXIS for size in reduced):
+        return f"reduces an axis of size {max(reduced)}; Vela supports reduced axes < {MAX_REDUCED_AXIS}"
+    dtype = quantized_dtype(node.args[0]) or torch.int8
+    limit = MAX_REDUCED_ELEMENTS.get(dtype, MAX_REDUCED_ELEMENTS[torch.int8])
+    if math.prod(reduced) > limit:
+        return f"reduces {math.prod(reduced)} elements; Vela's limit for {dtype} is {limit}"
+    return None
+
+
+def _softmax_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+    shape = shape_of(node.args[0])
+    if shape is None or not shape:
+        return None
+    dim = int(argument(node, 1, "dim", -1)) % len(shape)
+    rows = math.prod(shape) // shape[dim]
+    if rows >= MAX_SOFTMAX_ROWS:
+        return f"softmax over {rows} rows; Vela supports fewer than {MAX_SOFTMAX_ROWS}"
+    return None
+
+
+def _resize_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+    before, after = shape_of(node.args[0]), shape_of(node)
+    if before is None or after is None or len(before) != 4:
+        return None
+    factors = {after[i] / before[i] for i in (2, 3) if before[i] != after[i]}
+    if not factors or before[2:] == (1, 1):
+        return None
+    if any(f != int(f) for f in factors):
+        return f"resize from {list(before[2:])} to {list(after[2:])} is not by an integer factor"
+    if not context.is_u85:
+        if len(factors) > 1 or int(next(iter(factors))) not in U55_RESIZE_FACTORS:
+            return f"resize factor {sorted(factors)}: {context.family} supports 2x, 4x or 8x in both axes"
+    elif max(factors) > U85_MAX_RESIZE_FACTOR:
+        return f"resize factor {max(factors)}: at most {U85_MAX_RESIZE_FACTOR}"
+    return None
+
+
+def _matmul_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+    inputs = [a for a in node.args[:2] if isinstance(a, torch.fx.Node)]
+    dynamic = [a for a in inputs if constant_behind(a, context) is None]
+    if len(dynamic) < 2:
+        return None  # a constant operand makes it a fully connected layer
+    shape = shape_of(inputs[0])
+    if shape and shape[-1] > MAX_MATMUL_REDUCED_AXIS:
+        return f"matrix product over {shape[-1]} elements; Vela's limit is {MAX_MATMUL_REDUCED_AXIS}"
+    if not context.is_u85:
+        for operand in dynamic:
+            dtype = quantized_dtype(operand)
+            if dtype is not None and dtype != torch.int8:
+                return f"matrix product of two tensors with {dtype} input: {context.family} needs int8"
+    return None
+
+
+ConvolutionCheck = _Check("convolution limits", frozenset({"aten::convolution"}), _convolution_rule)
+PoolingCheck = _Check(
+    "pooling limits", frozenset({"aten::max_pool2d_with_indices", "aten::avg_pool2d"}), _pooling_rule
+)
+ReductionCheck = _Check(
+    "reduction limits", frozenset({"aten::mean.dim", "aten::sum.dim_IntList", "aten::amax", "aten::amin"}),
+    _reduction_rule,
+)
+SoftmaxCheck = _Check("softmax limits", frozenset({"aten::_softmax"}), _softmax_rule)
+ResizeCheck = _Check(
+    "resize limits", frozenset({"aten::upsample_nearest2d.vec", "aten::upsample_bilinear2d.vec"}), _resize_rule
+)
+MatmulCheck = _Check("matrix product limits", frozenset({"aten::mm", "aten::bmm"}), _matmul_rule)
+
+
+class LowerableCheck:
+    """The TOSA lowering must be able to lower the operator (asks
+    kiln.backends.arm.tosa's ``is_lowerable``, which judges the operator alone). An
+    operator neither the lowering nor op_support knows is one no check knows: it stays
+    on the CPU with that reason. How the operator is quantized is judged per quantized
+    group (:func:`group_objection`)."""
+
+    name = "TOSA lowering"
+
+    def __init__(self) -> None:
+        self._is_lowerable, _ = _find_tosa_support()
+
+    def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]:
+        op = operator_name(node)
+        if self._is_lowerable is None:
+            return None if support_for(op) else f"no Ethos-U support check knows {op}; it runs on the CPU"
+        ok, reason = self._is_lowerable(node, context.compile_spec, context.constant_nodes)
+        if ok:
+            return None
+        if support_for(op) is None:
+            return f"no Ethos-U support check knows {op}; it runs on the CPU ({reason})"
+        return reason or f"the TOSA lowering cannot lower {op}"
+
+
+def group_objection(nodes: list[torch.fx.Node], context: CheckContext) -> Optional[str]:
+    """Why the TOSA lowering cannot take this quantized group as a whole (a float value
+    inside it that is not quantized before its next use), or None."""
+    _, group_problem = _find_tosa_support()
+    if group_problem is None:
+        return None
+    return group_problem(nodes, context.compile_spec)
+
+
+def _find_tosa_support() -> tuple[Optional[Callable[..., tuple[bool, str]]], Optional[Callable[..., Optional[str]]]]:
+    try:
+        from kiln.backends.arm.tosa.support import group_problem, is_lowerable
+    except ImportError:
+        return None, None
+    return is_lowerable, group_problem
+
+
+def checks_for(target: str) -> list[SupportCheck]:
+    """The checks for one target, in the order they run (first objection wins)."""
+    del target  # every check reads the family from the context; the list is the same
+    return [
+        OperatorSetCheck(),
+        TensorShapeCheck(),
+        ConvolutionCheck,
+        PoolingCheck,
+        ReductionCheck,
+        SoftmaxCheck,
+        ResizeCheck,
+        MatmulCheck,
+        LowerableCheck(),
+    ]
+
+
+def first_objection(
+    node: torch.fx.Node, checks: list[SupportCheck], context: CheckContext
+) -> Optional[str]:
+    """The reason of the first check that objects to ``node``, or None."""
+    for check in checks:
+        reason = check(node, context)
+        if reason is not None:
+            return reason
+    return None

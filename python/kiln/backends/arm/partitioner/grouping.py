@@ -1,0 +1,277 @@
+"""From per-node verdicts to delegated partitions with int8 boundaries and no cycles.
+
+A quantized PT2E graph alternates ``dequantize -> float ops -> quantize``. The
+float ops between one set of dequantize nodes and the next quantize nodes form a
+*quantized group* (e.g. conv + relu fused by the quantizer): the NPU can take
+the whole group or none of it, because only the int8 tensors at its edges may
+cross a delegate boundary. A group is delegable when all its external inputs are
+dequantized (int8/int16) or constant, all its external users are int8/int16
+quantize nodes, every node passes the support checks (which judge operators
+alone), and the TOSA lowering can take the group's quantization as a whole
+(``checks.group_objection``: no float value inside it used before it is quantized,
+except the activations, views and pointwise TABLE regions the lowering fuses).
+
+Partitions are then grown over the delegable nodes plus their input dequantize
+nodes, constant (weight) nodes and output quantize nodes, in topological order,
+joining a producer's partition only when that cannot create a cycle (a path from
+the partition back into it through a node outside it).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+
+from kiln.passes.delegation import is_delegate_call, is_dequantize, operator_name
+from kiln.passes.op_table import COMPILE_TIME_CHECKS
+
+QUANTIZE_OPS = frozenset(
+    {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel"}
+)
+NPU_DTYPES = (torch.int8, torch.int16)
+
+
+def is_quantize(node: torch.fx.Node) -> bool:
+    return node.op == "call_function" and operator_name(node) in QUANTIZE_OPS
+
+
+def quantize_dtype(node: torch.fx.Node) -> Optional[torch.dtype]:
+    """dtype argument of a quantize/dequantize node (its last positional argument)."""
+    for value in (*reversed(node.args), node.kwargs.get("dtype")):
+        if isinstance(value, torch.dtype):
+            return value
+    return None
+
+
+def is_operator_node(node: torch.fx.Node) -> bool:
+    """Nodes the report lists: calls that compute something (not getitem, not checks)."""
+    return (
+        node.op == "call_function"
+        and node.target is not operator.getitem
+        and not is_delegate_call(node)
+        and operator_name(node) not in COMPILE_TIME_CHECKS
+    )
+
+
+def constant_nodes(graph: torch.fx.Graph, constants: Mapping[str, torch.Tensor]) -> frozenset[torch.fx.Node]:
+    """Nodes computed from constants only (weights, their dequantize and transposes)."""
+    found: set[torch.fx.Node] = set()
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            if node.name in constants:
+                found.add(node)
+        elif node.op == "call_function" and node.all_input_nodes:
+            if all(source in found for source in node.all_input_nodes):
+                found.add(node)
+    return frozenset(found)
+
+
+@dataclass
+class QuantizedGroup:
+    """Float operator nodes connected without a quantize/dequantize between them."""
+
+    nodes: list[torch.fx.Node]
+    reason: str = ""  # why the group stays on the CPU ("" if delegable)
+    input_dequantize: list[torch.fx.Node] = field(default_factory=list)
+    output_quantize: list[torch.fx.Node] = field(default_factory=list)
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[object, object] = {}
+
+    def find(self, item: object) -> object:
+        self.parent.setdefault(item, item)
+        while self.parent[item] is not item:
+            self.parent[item] = self.parent[self.parent[item]]
+            item = self.parent[item]
+        return item
+
+    def union(self, a: object, b: object) -> object:
+        root_a, root_b = self.find(a), self.find(b)
+        if root_a is not root_b:
+            self.parent[root_b] = root_a
+        return root_a
+
+
+def _is_float_op(node: torch.fx.Node, constant: frozenset[torch.fx.Node]) -> bool:
+    return (
+        node.op == "call_function"
+        and node not in constant
+        and not is_quantize(node)
+        and not is_dequantize(node)
+        and not is_delegate_call(node)
+        and operator_name(node) not in COMPILE_TIME_CHECKS
+    )
+
+
+def quantized_groups(graph: torch.fx.Graph, constant: frozenset[torch.fx.Node]) -> list[QuantizedGroup]:
+    """Splits the float operator nodes into quantized groups (graph order)."""
+    union = _UnionFind()
+    float_ops = [n for n in graph.nodes if _is_float_op(n, constant)]
+    for node in float_ops:
+        union.find(node)
+        for source in node.all_input_nodes:
+            if _is_float_op(source, constant):
+                union.union(source, node)
+    members: dict[object, list[torch.fx.Node]] = {}
+    for node in float_ops:
+        members.setdefault(union.find(node), []).append(node)
+    return [_classify(QuantizedGroup(nodes), constant) for nodes in members.values()]
+
+
+def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> QuantizedGroup:
+    """Finds the group's boundary nodes, or the reason its boundary is not int8."""
+    inside = set(group.nodes)
+    for node in group.nodes:
+        for source in node.all_input_nodes:
+            if source in inside or source in constant:
+                continue
+            if not is_dequantize(source):
+                group.reason = (
+                    f"input '{source.name}' of '{node.name}' is not quantized "
+                    f"(it comes from {_describe(source)}, not a dequantize node)"
+                )
+                return group
+            dtype = quantize_dtype(source)
+            if dtype not in NPU_DTYPES:
+                group.reason = f"input '{source.name}' of '{node.name}' is {dtype}; the NPU takes int8/int16"
+                return group
+            group.input_dequantize.append(source)
+        for user in node.users:
+            if user in inside:
+                continue
+            if not is_quantize(user):
+                group.reason = (
+                    f"output of '{node.name}' is used unquantized by {_describe(user)}"
+                )
+                return group
+            if quantize_dtype(user) not in NPU_DTYPES:
+                group.reason = f"output of '{node.name}' is quantized to {quantize_dtype(user)}; the NPU needs int8/int16"
+                return group
+            group.output_quantize.append(user)
+    return group
+
+
+def _describe(node: torch.fx.Node) -> str:
+    if node.op == "placeholder":
+        return f"the float input '{node.name}'"
+    if node.op == "output":
+        return "the program's output"
+    return f"'{node.name}' ({operator_name(node)})"
+
+
+@dataclass
+class Partition:
+    """Nodes that become one delegate, in graph order."""
+
+    name: str
+    nodes: list[torch.fx.Node]
+
+
+def _attached(node: torch.fx.Node, selected: set[torch.fx.Node], constant: frozenset[torch.fx.Node]) -> bool:
+    """Input dequantize and weight nodes travel with their only consumer."""
+    return (
+        node in selected
+        and (is_dequantize(node) or node in constant)
+        and len(node.users) == 1
+        and next(iter(node.users)) in selected
+    )
+
+
+def _unit_sources(node: torch.fx.Node, attached: set[torch.fx.Node]) -> tuple[list[torch.fx.Node], list[torch.fx.Node]]:
+    """(attached nodes that feed ``node``, the outside nodes that feed the unit)."""
+    members, sources, stack = [], [], list(node.all_input_nodes)
+    seen: set[torch.fx.Node] = set()
+    while stack:
+        source = stack.pop()
+        if source in seen:
+            continue
+        seen.add(source)
+        if source in attached:
+            members.append(source)
+            stack.extend(source.all_input_nodes)
+        else:
+            sources.append(source)
+    return members, sources
+
+
+def grow_partitions(
+    graph: torch.fx.Graph,
+    selected: set[torch.fx.Node],
+    name: Callable[[int], str],
+    constant: frozenset[torch.fx.Node] = frozenset(),
+) -> list[Partition]:
+    """Groups ``selected`` into connected partitions such that fusing each into one
+    node keeps the graph acyclic.
+
+    Walks the graph in topological order. An input dequantize or weight node moves
+    with its only consumer (a *unit*). ``upstream[n]`` holds the partitions with a
+    path to ``n``; ``blocked[n]`` those with a path to ``n`` that leaves the
+    partition on the way. A unit may join a producer's partition unless that
+    partition is blocked for it; two partitions merge only if neither reaches the
+    other through an outside node.
+    """
+    union = _UnionFind()
+    attached = {n for n in selected if _attached(n, selected, constant)}
+    part_of: dict[torch.fx.Node, object] = {}
+    upstream: dict[torch.fx.Node, set[object]] = {}
+    blocked: dict[torch.fx.Node, set[object]] = {}
+    members: dict[object, list[torch.fx.Node]] = {}
+    next_id = 0
+
+    def resolve(ids: set[object]) -> set[object]:
+        return {union.find(i) for i in ids}
+
+    for node in graph.nodes:
+        if node in attached:
+            continue
+        unit, sources = _unit_sources(node, attached) if node in selected else ([], node.all_input_nodes)
+        up: set[object] = set()
+        block: set[object] = set()
+        for source in sources:
+            source_part = union.find(part_of[source]) if source in part_of else None
+            source_up = resolve(upstream.get(source, set()))
+            block |= resolve(blocked.get(source, set())) | (source_up - {source_part})
+            up |= source_up | ({source_part} if source_part is not None else set())
+        upstream[node], blocked[node] = up, block
+        if node not in selected:
+            continue
+        candidates = []
+        for source in sources:
+            if source in part_of:
+                part = union.find(part_of[source])
+                if part not in block and part not in candidates:
+                    candidates.append(part)
+        chosen: Optional[object] = None
+        for part in candidates:
+            if chosen is None:
+                chosen = part
+            elif _can_merge(chosen, part, members, blocked, union):
+                merged_members = members.pop(chosen) + members.pop(part)
+                chosen = union.union(chosen, part)
+                members[chosen] = merged_members
+        if chosen is None:
+            chosen = next_id
+            next_id += 1
+            union.find(chosen)
+            members[chosen] = []
+        for member in (*unit, node):
+            part_of[member] = chosen
+            members[chosen].append(member)
+    order = {node: index for index, node in enumerate(graph.nodes)}
+    groups = sorted(members.values(), key=lambda nodes: min(order[n] for n in nodes))
+    return [Partition(name(i), sorted(nodes, key=order.__getitem__)) for i, nodes in enumerate(groups)]
+
+
+def _can_merge(a: object, b: object, members: dict, blocked: dict, union: _UnionFind) -> bool:
+    """True if neither partition reaches the other through a node outside both."""
+    for first, second in ((a, b), (b, a)):
+        for node in members[second]:
+            if first in {union.find(i) for i in blocked.get(node, set())}:
+                return False
+    return True

@@ -1,0 +1,113 @@
+"""Which core-ATen operators each Ethos-U family can run, and as which TOSA operators.
+
+The families follow Vela's own operator lists (``ethosu.regor.tflite_operator_constraints``
+per architecture): U65 uses U55's NPU core, so they share one list; U85 adds
+comparisons, SELECT, GATHER and bilinear resize among others. An operator missing
+here is left to the TOSA lowering (e.g. the nodes of a decomposed hardswish that
+become one TABLE); if it cannot lower it either, no check knows it and it stays on
+the CPU with that reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+U55 = "ethos-u55"
+U65 = "ethos-u65"
+U85 = "ethos-u85"
+ALL_FAMILIES = frozenset({U55, U65, U85})
+U85_ONLY = frozenset({U85})
+
+
+@dataclass(frozen=True)
+class OperatorSupport:
+    """How one core-ATen operator reaches the NPU."""
+
+    tosa: str  # the TOSA operator(s) it becomes
+    families: frozenset[str] = ALL_FAMILIES
+    kind: str = "compute"  # "compute", "elementwise" or "data" (data movement only)
+
+
+# fmt: off
+OPERATORS: dict[str, OperatorSupport] = {
+    # MAC operations.
+    "aten::convolution": OperatorSupport("CONV2D / DEPTHWISE_CONV2D / TRANSPOSE_CONV2D"),
+    "aten::addmm": OperatorSupport("CONV2D (fully connected)"),
+    "aten::mm": OperatorSupport("MATMUL or CONV2D"),
+    "aten::bmm": OperatorSupport("MATMUL"),
+    "aten::max_pool2d_with_indices": OperatorSupport("MAX_POOL2D"),
+    "aten::avg_pool2d": OperatorSupport("AVG_POOL2D"),
+    "aten::_adaptive_avg_pool2d": OperatorSupport("AVG_POOL2D"),
+    "aten::mean.dim": OperatorSupport("AVG_POOL2D / REDUCE_SUM + RESCALE"),
+    "aten::sum.dim_IntList": OperatorSupport("REDUCE_SUM"),
+    "aten::amax": OperatorSupport("REDUCE_MAX"),
+    "aten::amin": OperatorSupport("REDUCE_MIN"),
+    "aten::_softmax": OperatorSupport("REDUCE_MAX, SUB, TABLE, REDUCE_SUM, MUL (integer softmax)"),
+    # Element-wise arithmetic and activations.
+    "aten::add.Tensor": OperatorSupport("ADD", kind="elementwise"),
+    "aten::sub.Tensor": OperatorSupport("SUB", kind="elementwise"),
+    "aten::mul.Tensor": OperatorSupport("MUL", kind="elementwise"),
+    "aten::maximum": OperatorSupport("MAXIMUM", kind="elementwise"),
+    "aten::minimum": OperatorSupport("MINIMUM", kind="elementwise"),
+    "aten::abs": OperatorSupport("ABS", kind="elementwise"),
+    "aten::neg": OperatorSupport("NEGATE", kind="elementwise"),
+    "aten::relu": OperatorSupport("CLAMP", kind="elementwise"),
+    "aten::hardtanh": OperatorSupport("CLAMP", kind="elementwise"),
+    "aten::clamp": OperatorSupport("CLAMP", kind="elementwise"),
+    "aten::sigmoid": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::tanh": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::hardswish": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::hardsigmoid": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::gelu": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::leaky_relu": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::elu": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::exp": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::log": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::rsqrt": OperatorSupport("TABLE", kind="elementwise"),
+    "aten::native_layer_norm": OperatorSupport("REDUCE_SUM, SUB, MUL, TABLE (decomposed layer norm)"),
+    # Data movement.
+    "aten::view": OperatorSupport("RESHAPE", kind="data"),
+    "aten::permute": OperatorSupport("TRANSPOSE", kind="data"),
+    "aten::unsqueeze": OperatorSupport("RESHAPE", kind="data"),
+    "aten::squeeze.dims": OperatorSupport("RESHAPE", kind="data"),
+    "aten::squeeze.dim": OperatorSupport("RESHAPE", kind="data"),
+    "aten::clone": OperatorSupport("IDENTITY", kind="data"),
+    "aten::alias": OperatorSupport("IDENTITY", kind="data"),
+    "aten::cat": OperatorSupport("CONCAT", kind="data"),
+    "aten::slice.Tensor": OperatorSupport("SLICE", kind="data"),
+    "aten::select.int": OperatorSupport("SLICE + RESHAPE", kind="data"),
+    "aten::split_with_sizes": OperatorSupport("SLICE", kind="data"),
+    "aten::expand": OperatorSupport("TILE", kind="data"),
+    "aten::repeat": OperatorSupport("TILE", kind="data"),
+    "aten::constant_pad_nd": OperatorSupport("PAD", kind="data"),
+    "aten::upsample_nearest2d.vec": OperatorSupport("RESIZE (nearest)"),
+    # U85 only (Vela lists these operators for Ethos-U85 and not for U55/U65).
+    "aten::upsample_bilinear2d.vec": OperatorSupport("RESIZE (bilinear)", U85_ONLY),
+    "aten::eq.Tensor": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),
+    "aten::eq.Scalar": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),
+    "aten::ne.Tensor": OperatorSupport("EQUAL + LOGICAL_NOT", U85_ONLY, "elementwise"),
+    "aten::ne.Scalar": OperatorSupport("EQUAL + LOGICAL_NOT", U85_ONLY, "elementwise"),
+    "aten::lt.Tensor": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
+    "aten::lt.Scalar": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
+    "aten::le.Tensor": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
+    "aten::le.Scalar": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
+    "aten::gt.Tensor": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
+    "aten::gt.Scalar": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
+    "aten::ge.Tensor": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
+    "aten::ge.Scalar": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
+    "aten::where.self": OperatorSupport("SELECT", U85_ONLY, "elementwise"),
+    "aten::logical_not": OperatorSupport("LOGICAL_NOT", U85_ONLY, "elementwise"),
+    "aten::index_select": OperatorSupport("GATHER", U85_ONLY, "data"),
+    "aten::embedding": OperatorSupport("GATHER", U85_ONLY, "data"),
+    "aten::gather": OperatorSupport("GATHER", U85_ONLY, "data"),
+}
+# fmt: on
+
+
+def family_of(target: str) -> str:
+    """``"ethos-u55-128"`` -> ``"ethos-u55"``."""
+    return target.rsplit("-", 1)[0]
+
+
+def support_for(operator: str) -> OperatorSupport | None:
+    return OPERATORS.get(operator)

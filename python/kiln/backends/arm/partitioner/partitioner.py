@@ -1,0 +1,213 @@
+"""``EthosUPartitioner``: which nodes of a quantized graph run on the Ethos-U NPU.
+
+Usage (``kiln.export`` does this when given ``partitioner=``)::
+
+    partitioner = EthosUPartitioner(EthosUCompileSpec("ethos-u55-128"))
+    result = partitioner.partition(graph_module, constants)
+    print(result.report.table())
+
+The partitioner never changes the graph; :mod:`kiln.passes.delegation` cuts the
+partitions out and the backend (:class:`kiln.backends.arm.backend.EthosUBackend`)
+compiles them.
+"""
+
+from __future__ import annotations
+
+import logging
+import operator
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import torch
+
+from kiln.backends.arm.partitioner.checks import (
+    CheckContext, SupportCheck, checks_for, first_objection, group_objection,
+)
+from kiln.backends.arm.partitioner.grouping import (
+    NPU_DTYPES,
+    Partition,
+    QuantizedGroup,
+    constant_nodes,
+    grow_partitions,
+    is_operator_node,
+    is_quantize,
+    quantized_groups,
+)
+from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
+from kiln.passes.delegation import is_dequantize, operator_name
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class PartitionResult:
+    """The partitions to delegate (node lists in graph order) and the report."""
+
+    partitions: list[Partition]
+    report: PartitionReport
+
+
+class EthosUPartitioner:
+    """Chooses maximal, cycle-free groups of NPU-supported nodes of a quantized graph.
+
+    Args:
+        compile_spec: the target (:class:`kiln.backends.arm.EthosUCompileSpec`).
+        nhwc_io: ask the backend for NHWC delegate inputs/outputs where they are
+            the program's own inputs/outputs (no transposes at those boundaries).
+        checks: replace the default support checks (``checks_for(target)``).
+    """
+
+    backend_id = "EthosUBackend"
+
+    def __init__(
+        self, compile_spec: Any, *, nhwc_io: bool = False, checks: Optional[list[SupportCheck]] = None
+    ) -> None:
+        self.compile_spec = compile_spec
+        self.target: str = str(getattr(compile_spec, "target", compile_spec))
+        self.nhwc_io = nhwc_io
+        self.checks = checks if checks is not None else checks_for(self.target)
+
+    @property
+    def backend(self) -> Any:
+        from kiln.backends.arm.backend import EthosUBackend
+
+        return EthosUBackend
+
+    def partition(self, graph_module: torch.fx.GraphModule, constants: Mapping[str, torch.Tensor]) -> PartitionResult:
+        """Decides every operator node of ``graph_module``; does not modify it.
+
+        Args:
+            graph_module: a core-ATen graph in PT2E quantize/dequantize form, each
+                dequantize node with one user (see
+                :func:`kiln.passes.delegation.duplicate_shared_dequantize`).
+            constants: placeholder name -> tensor of the graph's constant inputs.
+        """
+        graph = graph_module.graph
+        constant = constant_nodes(graph, constants)
+        context = CheckContext(self.target, constants, self.compile_spec, constant)
+        reasons: dict[torch.fx.Node, str] = {}
+        selected: set[torch.fx.Node] = set()
+        for group in quantized_groups(graph, constant):
+            self._decide_group(group, context, reasons)
+            if not group.reason:
+                selected.update(group.nodes, group.input_dequantize, group.output_quantize)
+        selected |= _constants_used_only_by(selected, constant)
+        partitions = grow_partitions(graph, selected, lambda i: f"ethosu_{i}", constant)
+        partitions = [p for p in partitions if self._keep(p, reasons, constants, constant)]
+        report = self._report(graph, partitions, reasons)
+        logger.info(
+            "partitioned for %s: %d delegated, %d on CPU, %d subgraph(s)",
+            self.target, report.delegated_nodes, report.cpu_nodes, len(partitions),
+        )
+        return PartitionResult(partitions, report)
+
+    def _decide_group(self, group: QuantizedGroup, context: CheckContext, reasons: dict) -> None:
+        if group.reason:
+            for node in group.nodes:
+                reasons[node] = group.reason
+            return
+        objections = {}
+        for node in group.nodes:
+            if node.target is operator.getitem:
+                continue
+            reason = first_objection(node, self.checks, context)
+            if reason is not None:
+                objections[node] = reason
+        if not objections:
+            problem = group_objection(group.nodes, context)
+            if problem is not None:
+                group.reason = problem
+                for node in group.nodes:
+                    reasons[node] = problem
+            return
+        first = next(iter(objections))
+        group.reason = f"quantized together with '{first.name}' ({operator_name(first)}), which stays on the CPU"
+        for node in group.nodes:
+            reasons[node] = objections.get(node, group.reason)
+
+    def _keep(
+        self, partition: Partition, reasons: dict, constants: Mapping[str, torch.Tensor], constant: frozenset
+    ) -> bool:
+        """A partition must compute something and exchange only int8/int16 tensors."""
+        inside = set(partition.nodes)
+        problem = "" if any(_is_float_compute(n) and n not in constant for n in partition.nodes) else (
+            "holds no operator to run"
+        )
+        for node in partition.nodes:
+            for source in node.all_input_nodes:
+                if source in inside or (source.op == "placeholder" and source.name in constants):
+                    continue
+                if _dtype(source) not in NPU_DTYPES:
+                    problem = problem or f"would take '{source.name}' as {_dtype(source)}, not int8/int16"
+            if any(u not in inside for u in node.users) and _dtype(node) not in NPU_DTYPES:
+                problem = problem or f"would return '{node.name}' as {_dtype(node)}, not int8/int16"
+        if problem:
+            logger.warning("dropping subgraph %s: it %s", partition.name, problem)
+            for node in partition.nodes:
+                if _is_float_compute(node):
+                    reasons[node] = f"subgraph {partition.name} {problem}"
+            return False
+        return True
+
+    def _report(self, graph: torch.fx.Graph, partitions: list[Partition], reasons: dict) -> PartitionReport:
+        report = PartitionReport(self.target)
+        partition_of = {node: p.name for p in partitions for node in p.nodes}
+        for node in graph.nodes:
+            if not is_operator_node(node):
+                continue
+            name = partition_of.get(node, "")
+            if name:
+                decision = NodeDecision(node.name, operator_name(node), self.target, True, "", name)
+            else:
+                reason = reasons.get(node) or _cpu_reason(node, partition_of)
+                decision = NodeDecision(node.name, operator_name(node), self.target, False, reason)
+            report.decisions.append(decision)
+        for partition in partitions:
+            inside = set(partition.nodes)
+            inputs = {s.name: None for n in partition.nodes for s in n.all_input_nodes if s not in inside}
+            outputs = [n.name for n in partition.nodes if any(u not in inside for u in n.users)]
+            counts = Counter(operator_name(n) for n in partition.nodes if is_operator_node(n))
+            report.partitions.append(
+                PartitionSummary(partition.name, [n.name for n in partition.nodes], dict(counts), list(inputs), outputs)
+            )
+        return report
+
+
+def _constants_used_only_by(selected: set[torch.fx.Node], constant: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:
+    """Constant call nodes (weight dequantize, transposes) all of whose users are selected."""
+    chosen: set[torch.fx.Node] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in constant:
+            if node.op != "call_function" or node in chosen:
+                continue
+            if node.users and all(u in selected or u in chosen for u in node.users):
+                chosen.add(node)
+                changed = True
+    return chosen
+
+
+def _is_float_compute(node: torch.fx.Node) -> bool:
+    return is_operator_node(node) and not is_quantize(node) and not is_dequantize(node)
+
+
+def _dtype(node: torch.fx.Node) -> Optional[torch.dtype]:
+    value = node.meta.get("val")
+    return value.dtype if isinstance(value, torch.Tensor) else None
+
+
+def _cpu_reason(node: torch.fx.Node, partition_of: Mapping[torch.fx.Node, str]) -> str:
+    """Why a quantize/dequantize or constant node stays on the CPU."""
+    if is_quantize(node):
+        if any(u in partition_of for u in node.users):
+            return "boundary: quantizes a float tensor for a delegate (int8 input)"
+        return "quantizes for a CPU operator"
+    if is_dequantize(node):
+        source = node.all_input_nodes[0] if node.all_input_nodes else None
+        if source is not None and source in partition_of:
+            return "boundary: dequantizes a delegate's int8 output"
+        return "dequantizes for a CPU operator"
+    return "no delegated operator uses it"

@@ -1,0 +1,181 @@
+"""Writes PT2E quantization annotations on an exported graph, one node group at a time.
+
+Rules (why): every quantized op reads int8 tensors whose qparams come from the
+producer when the producer is quantized (``SharedQuantizationSpec(producer)``), so
+one tensor never gets two observers. Where TOSA has no rescale (reshape, pooling,
+concat, clamp) the output shares the input's qparams; where an activation can be
+folded into the producer's output rescale (conv + relu) only the activation's
+output is quantized. Nodes whose config is None are left float.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e.quantizer import (
+    QuantizationAnnotation,
+    QuantizationSpecBase,
+    SharedQuantizationSpec,
+)
+
+from kiln.backends.arm.quantizer import patterns
+from kiln.backends.arm.quantizer.config import QuantizationConfig, fixed_output_spec
+
+ANNOTATION_KEY = "quantization_annotation"
+
+ConfigLookup = Callable[[Node], "QuantizationConfig | None"]
+
+
+def is_annotated(node: Node) -> bool:
+    annotation = node.meta.get(ANNOTATION_KEY)
+    return annotation is not None and annotation._annotated
+
+
+def output_is_quantized(node: Node) -> bool:
+    annotation = node.meta.get(ANNOTATION_KEY)
+    return annotation is not None and annotation.output_qspec is not None
+
+
+def _is_float_tensor(node: object) -> bool:
+    if not isinstance(node, Node):
+        return False
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def _annotate(node: Node, inputs: dict[Node, QuantizationSpecBase], output: QuantizationSpecBase | None) -> None:
+    node.meta[ANNOTATION_KEY] = QuantizationAnnotation(
+        input_qspec_map=inputs, output_qspec=output, _annotated=True
+    )
+
+
+def _mark_fused(node: Node) -> None:
+    """Part of a group annotated elsewhere: no observer of its own."""
+    node.meta[ANNOTATION_KEY] = QuantizationAnnotation(_annotated=True)
+
+
+class GraphAnnotator:
+    """Annotates every node of ``graph`` in topological order under ``config_for``."""
+
+    def __init__(self, config_for: ConfigLookup) -> None:
+        self._config_for = config_for
+
+    def input_spec(self, arg: Node, config: QuantizationConfig) -> QuantizationSpecBase:
+        """The producer's qparams when it is quantized, else a fresh activation observer."""
+        return SharedQuantizationSpec(arg) if output_is_quantized(arg) else config.activation
+
+    def annotate(self, graph: torch.fx.Graph) -> None:
+        for node in graph.nodes:
+            if node.op != "call_function" or is_annotated(node):
+                continue
+            config = self._config_for(node)
+            if config is None:
+                continue
+            target = node.target
+            if target in patterns.WEIGHTED:
+                self._annotate_weighted(node, config)
+            elif target in patterns.ARITHMETIC:
+                self._annotate_arithmetic(node, config)
+            elif target in patterns.TABLE or target in patterns.SOFTMAX or target in patterns.NORMALIZATION:
+                self._annotate_own_output(node, config)
+            elif target in patterns.CONCAT:
+                self._annotate_concat(node, config)
+            elif target in patterns.SHARED:
+                self._annotate_shared(node, config)
+
+    # ------------------------------------------------------------------ groups
+    def _output_chain(self, node: Node, config: QuantizationConfig) -> list[Node]:
+        """``node`` plus a following batch norm (QAT graphs) and activation it can absorb."""
+        chain = [node]
+        if node.target not in patterns.FUSES_ACTIVATION:
+            return chain
+        allowed = [patterns.FUSABLE_ACTIVATIONS]
+        if node.target in patterns.WEIGHTED:
+            allowed.insert(0, patterns.BATCH_NORM)
+        for group in allowed:
+            last = chain[-1]
+            if len(last.users) != 1:
+                break
+            user = next(iter(last.users))
+            if user.target in group and user.args[0] is last and not is_annotated(user) \
+                    and self._config_for(user) is config:
+                chain.append(user)
+        return chain
+
+    def _quantize_output(self, chain: list[Node], inputs: dict[Node, QuantizationSpecBase],
+                         output: QuantizationSpecBase) -> None:
+        head, tail = chain[0], chain[-1]
+        if head is tail:
+            _annotate(head, inputs, output)
+            return
+        _annotate(head, inputs, None)
+        for middle in chain[1:-1]:
+            _mark_fused(middle)
+        _annotate(tail, {}, output)
+
+    def _annotate_weighted(self, node: Node, config: QuantizationConfig) -> None:
+        activation, weight = node.args[0], node.args[1]
+        if not (_is_float_tensor(activation) and isinstance(weight, Node)):
+            return
+        inputs: dict[Node, QuantizationSpecBase] = {
+            activation: self.input_spec(activation, config),
+            weight: config.weight,
+        }
+        bias = node.args[2] if len(node.args) > 2 else None
+        if isinstance(bias, Node):
+            inputs[bias] = config.bias_spec(node)
+        self._quantize_output(self._output_chain(node, config), inputs, config.activation)
+
+    def _annotate_arithmetic(self, node: Node, config: QuantizationConfig) -> None:
+        operands = [a for a in node.args[:2] if _is_float_tensor(a)]
+        if not operands or not _is_float_tensor(node):
+            return
+        inputs = {a: self.input_spec(a, config) for a in operands}
+        self._quantize_output(self._output_chain(node, config), inputs, config.activation)
+
+    def _annotate_own_output(self, node: Node, config: QuantizationConfig) -> None:
+        source = node.args[0]
+        if not (_is_float_tensor(source) and _is_float_tensor(node)):
+            return
+        known = patterns.FIXED_RANGE.get(node.target)
+        output = fixed_output_spec(*known) if known else config.activation
+        _annotate(node, {source: self.input_spec(source, config)}, output)
+
+    def _annotate_shared(self, node: Node, config: QuantizationConfig) -> None:
+        source = node.args[0]
+        if not (_is_float_tensor(source) and _is_float_tensor(node)):
+            return
+        spec = self.input_spec(source, config)
+        _annotate(node, {source: spec}, SharedQuantizationSpec((source, node)))
+
+    def _annotate_concat(self, node: Node, config: QuantizationConfig) -> None:
+        tensors = node.args[0]
+        if not isinstance(tensors, (list, tuple)) or not tensors \
+                or not all(_is_float_tensor(t) for t in tensors):
+            return
+        first = tensors[0]
+        shared = SharedQuantizationSpec((first, node))
+        inputs: dict[Node, QuantizationSpecBase] = {first: self.input_spec(first, config)}
+        for other in tensors[1:]:
+            inputs.setdefault(other, shared)
+        _annotate(node, inputs, shared)
+
+
+def annotate_inputs(graph: torch.fx.Graph, config: QuantizationConfig) -> None:
+    """Quantizes the model's float inputs right after their placeholders (before the ops)."""
+    for node in graph.nodes:
+        if node.op == "placeholder" and _is_float_tensor(node) and node.users:
+            _annotate(node, {}, config.activation)
+
+
+def annotate_outputs(graph: torch.fx.Graph, config: QuantizationConfig) -> None:
+    """Quantizes the model's float outputs (after the ops, so quantized producers are shared)."""
+    output = graph.output_node()
+    results: list[Node] = []
+    torch.fx.node.map_arg(output.args[0], results.append)
+    inputs = {a: (SharedQuantizationSpec(a) if output_is_quantized(a) else config.activation)
+              for a in results if _is_float_tensor(a)}
+    if inputs:
+        _annotate(output, inputs, None)

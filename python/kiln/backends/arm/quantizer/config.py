@@ -1,0 +1,144 @@
+"""Quantization configurations: which observer or fake-quantizer measures each tensor.
+
+The Ethos-U's integer data path (TOSA 1.0 INT profile) wants
+
+* int8 weights, symmetric (zero point 0), one scale per output channel, range
+  [-127, 127]: -128 is left out so that negating a weight never overflows and the
+  range stays symmetric, as TFLite and ExecuTorch's Arm quantizer do;
+* int8 activations, asymmetric (any zero point), one scale per tensor, [-128, 127];
+* int32 bias with scale = input scale x weight scale (per channel) and zero point 0,
+  so that the bias adds straight into the int32 accumulator. Its qparams are derived
+  from the input and weight observers, never observed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e import (
+    FakeQuantize,
+    FusedMovingAvgObsFakeQuantize,
+    HistogramObserver,
+    MinMaxObserver,
+    MovingAverageMinMaxObserver,
+    PerChannelMinMaxObserver,
+)
+from torchao.quantization.pt2e.quantizer import (
+    DerivedQuantizationSpec,
+    FixedQParamsQuantizationSpec,
+    QuantizationSpec,
+)
+
+ACTIVATION_QMIN, ACTIVATION_QMAX = -128, 127
+WEIGHT_QMIN, WEIGHT_QMAX = -127, 127
+_EPS = 2.0**-16  # smallest scale an observer may return; keeps all-zero tensors quantizable
+
+ObserverKind = Literal["minmax", "moving_average", "histogram"]
+
+
+@dataclass(frozen=True)
+class QuantizationConfig:
+    """How the activations and weights of one region of the model are quantized.
+
+    Pass it to :meth:`EthosUQuantizer.set_global`, ``set_module_type``,
+    ``set_module_name`` or ``set_io``. ``None`` in those places means "leave float".
+    """
+
+    activation: QuantizationSpec
+    weight: QuantizationSpec
+    is_qat: bool = False
+
+    def bias_spec(self, node: Node) -> DerivedQuantizationSpec:
+        """int32 bias of conv/linear ``node``: scale = input scale x weight scale, zero point 0."""
+        input_node, weight_node = node.args[0], node.args[1]
+        per_channel = self.weight.qscheme in (torch.per_channel_symmetric, torch.per_channel_affine)
+        return DerivedQuantizationSpec(
+            derived_from=[(input_node, node), (weight_node, node)],  # type: ignore[list-item]
+            derive_qparams_fn=_bias_qparams,
+            dtype=torch.int32,
+            quant_min=torch.iinfo(torch.int32).min,
+            quant_max=torch.iinfo(torch.int32).max,
+            qscheme=torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric,
+            ch_axis=0,
+        )
+
+
+def _bias_qparams(observers: list[torch.nn.Module]) -> tuple[torch.Tensor, torch.Tensor]:
+    if len(observers) != 2:
+        raise ValueError(f"bias qparams derive from [input, weight] observers, got {len(observers)}")
+    input_scale, _ = observers[0].calculate_qparams()  # type: ignore[operator]
+    weight_scale, _ = observers[1].calculate_qparams()  # type: ignore[operator]
+    scale = (input_scale * weight_scale).to(torch.float32)
+    return scale, torch.zeros_like(scale, dtype=torch.int32)
+
+
+def get_symmetric_quantization_config(
+    *,
+    per_channel: bool = True,
+    is_qat: bool = False,
+    observer: ObserverKind = "minmax",
+) -> QuantizationConfig:
+    """The Ethos-U default: int8 per-channel symmetric weights, int8 affine activations.
+
+    ``observer`` chooses how activation ranges are measured during calibration:
+    ``"minmax"`` (exact min/max over all samples, fast, the default),
+    ``"moving_average"`` (robust to outlier batches), ``"histogram"`` (minimises the
+    quantization error, noticeably slower on large models). QAT always uses a
+    moving-average fake quantizer for activations.
+    """
+    if is_qat:
+        activation_ctr = FusedMovingAvgObsFakeQuantize.with_args(eps=_EPS)
+    else:
+        activation_ctr = {
+            "minmax": MinMaxObserver,
+            "moving_average": MovingAverageMinMaxObserver,
+            "histogram": HistogramObserver,
+        }[observer].with_args(eps=_EPS)
+    activation = QuantizationSpec(
+        dtype=torch.int8,
+        quant_min=ACTIVATION_QMIN,
+        quant_max=ACTIVATION_QMAX,
+        qscheme=torch.per_tensor_affine,
+        observer_or_fake_quant_ctr=activation_ctr,
+    )
+    weight_qscheme = torch.per_channel_symmetric if per_channel else torch.per_tensor_symmetric
+    weight_observer = PerChannelMinMaxObserver if per_channel else MinMaxObserver
+    if is_qat:
+        weight_ctr = FakeQuantize.with_args(
+            observer=weight_observer, quant_min=WEIGHT_QMIN, quant_max=WEIGHT_QMAX,
+            dtype=torch.qint8, qscheme=weight_qscheme, eps=_EPS,
+            **({"ch_axis": 0} if per_channel else {}),
+        )
+    else:
+        weight_ctr = weight_observer.with_args(eps=_EPS)
+    weight = QuantizationSpec(
+        dtype=torch.int8,
+        quant_min=WEIGHT_QMIN,
+        quant_max=WEIGHT_QMAX,
+        qscheme=weight_qscheme,
+        ch_axis=0,
+        observer_or_fake_quant_ctr=weight_ctr,
+    )
+    return QuantizationConfig(activation=activation, weight=weight, is_qat=is_qat)
+
+
+def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
+    """int8 spec covering exactly [low, high] (for functions with a known output range).
+
+    Sigmoid and softmax ([0, 1]) get scale 1/256 and zero point -128, tanh ([-1, 1])
+    scale 1/128 and zero point 0: the whole int8 range is used and no calibration
+    sample can squeeze it.
+    """
+    scale = (high - low) / (ACTIVATION_QMAX - ACTIVATION_QMIN + 1)
+    zero_point = int(round(ACTIVATION_QMIN - low / scale))
+    return FixedQParamsQuantizationSpec(
+        dtype=torch.int8,
+        scale=scale,
+        zero_point=zero_point,
+        quant_min=ACTIVATION_QMIN,
+        quant_max=ACTIVATION_QMAX,
+        qscheme=torch.per_tensor_affine,
+    )

@@ -1,0 +1,115 @@
+"""``EthosUQuantizer``: a torchao PT2E ``Quantizer`` for what Vela and TOSA 1.0 INT accept.
+
+    quantizer = EthosUQuantizer(EthosUCompileSpec("ethos-u55-128"))   # global int8 config
+    quantizer.set_module_type(torch.nn.LayerNorm, None)                # keep LayerNorms float
+    quantizer.set_module_name("head", None)                            # and the head module
+    program = kiln.quantize(model, inputs, quantizer, calibration_samples)
+
+Which config applies to a node: the innermost module named with ``set_module_name``
+that contains it, else the innermost module whose type was given to
+``set_module_type``, else the global config. ``None`` anywhere means "leave float"
+(the op then runs on the CPU in float). Module scopes come from the
+``nn_module_stack`` metadata that ``torch.export`` records on every node.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import torch
+from torch.fx import GraphModule, Node
+from torchao.quantization.pt2e.quantizer import Quantizer
+
+from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
+from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+
+if TYPE_CHECKING:
+    from kiln.backends.arm.compile_spec import EthosUCompileSpec
+
+_UNSET = object()
+
+
+def _module_path(path: str) -> str:
+    """``nn_module_stack`` paths may carry dynamo's ``L['self'].`` prefix; drop it."""
+    for prefix in ("L['self'].", "L__self__."):
+        if path.startswith(prefix):
+            path = path[len(prefix):]
+    return path
+
+
+def _type_name(module_type: type) -> str:
+    return f"{module_type.__module__}.{module_type.__qualname__}"
+
+
+class EthosUQuantizer(Quantizer):
+    """Annotates a model for int8 execution on the Ethos-U described by ``compile_spec``.
+
+    The default global config is :func:`get_symmetric_quantization_config` (int8
+    per-channel symmetric weights, int8 per-tensor affine activations, int32 bias).
+    ``compile_spec`` may be None for target-independent use. Every Ethos-U (U55, U65,
+    U85) takes the same int8 scheme; the spec is kept so that later passes can ask
+    which target the annotations were made for.
+    """
+
+    def __init__(self, compile_spec: EthosUCompileSpec | None = None, *,
+                 is_qat: bool = False) -> None:
+        super().__init__()
+        self.compile_spec = compile_spec
+        self.global_config: QuantizationConfig | None = get_symmetric_quantization_config(is_qat=is_qat)
+        self.module_type_configs: dict[str, QuantizationConfig | None] = {}
+        self.module_name_configs: dict[str, QuantizationConfig | None] = {}
+        self.io_config: QuantizationConfig | None = None
+
+    # ------------------------------------------------------------------ configuration
+    def set_global(self, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """Config for every node not covered by a module-scoped config (None: float)."""
+        self.global_config = config
+        return self
+
+    def set_module_type(self, module_type: type[torch.nn.Module],
+                        config: QuantizationConfig | None) -> EthosUQuantizer:
+        """Config for nodes inside any module of ``module_type`` (None: leave them float)."""
+        self.module_type_configs[_type_name(module_type)] = config
+        return self
+
+    def set_module_name(self, module_name: str, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """Config for nodes inside the submodule ``module_name`` (as in named_modules())."""
+        self.module_name_configs[module_name] = config
+        return self
+
+    def set_io(self, config: QuantizationConfig | None) -> EthosUQuantizer:
+        """Quantize the model's inputs and outputs themselves with ``config``.
+
+        The quantized program then starts with a quantize right after each input and
+        ends with a dequantize before each output, even where the first/last op stays
+        float; ``None`` (the default) quantizes them only where an op needs it.
+        """
+        self.io_config = config
+        return self
+
+    def config_for(self, node: Node) -> QuantizationConfig | None:
+        """The config that applies to ``node`` (see the module docstring for precedence)."""
+        stack = list((node.meta.get("nn_module_stack") or {}).values())
+        for path, _ in reversed(stack):
+            config = self.module_name_configs.get(_module_path(path), _UNSET)
+            if config is not _UNSET:
+                return config  # type: ignore[return-value]
+        for _, module_type in reversed(stack):
+            name = module_type if isinstance(module_type, str) else _type_name(module_type)
+            config = self.module_type_configs.get(name, _UNSET)
+            if config is not _UNSET:
+                return config  # type: ignore[return-value]
+        return self.global_config
+
+    # ------------------------------------------------------------------ Quantizer API
+    def annotate(self, model: GraphModule) -> GraphModule:
+        graph = model.graph
+        if self.io_config is not None:
+            annotate_inputs(graph, self.io_config)
+        GraphAnnotator(self.config_for).annotate(graph)
+        if self.io_config is not None:
+            annotate_outputs(graph, self.io_config)
+        return model
+
+    def validate(self, model: GraphModule) -> None:
+        """Nothing to reject: ops the Ethos-U cannot run are the partitioner's business."""

@@ -1,0 +1,187 @@
+"""aten.convolution -> CONV2D / DEPTHWISE_CONV2D (+ SLICE/CONCAT for groups) + RESCALE.
+
+The int32 accumulator's real scale is ``input_scale * weight_scale[c]``; the bias is
+quantized to that scale, and a per-channel RESCALE brings the accumulator to the
+output's quantization (Vela folds it into the convolution's output stage).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+
+from kiln.backends.arm.tosa.builder import TosaBuilder, attribute
+from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
+from kiln.backends.arm.tosa.ops import register
+from kiln.backends.arm.tosa.values import ConstTensor, QTensor
+
+aten = torch.ops.aten
+
+
+def conv_weights(ctx: LoweringContext, node: torch.fx.Node, weight: ConstTensor,
+                 out_channels: int) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 weights as stored, per-output-channel float scales); checks symmetry."""
+    if not weight.is_quantized or weight.data.dtype != np.int8:
+        raise ctx.fail(node, "weights must be int8 quantized constants (dequantize_per_channel/tensor)")
+    if weight.axis not in (None, 0) and np.asarray(weight.scales).size > 1:
+        raise ctx.fail(node, f"weights are quantized along axis {weight.axis}; expected the output-channel axis")
+    if np.any(weight.channel_zero_points(out_channels) != 0):
+        raise ctx.fail(node, "weights must be symmetric (zero point 0): TOSA takes one weight zero point")
+    return weight.data, weight.channel_scales(out_channels)
+
+
+def quantized_bias(ctx: LoweringContext, node: torch.fx.Node, bias_arg: Any,
+                   acc_scales: np.ndarray) -> np.ndarray:
+    """The bias as int32 at the accumulator scale (zeros when there is none)."""
+    if bias_arg is None:
+        return np.zeros(acc_scales.size, np.int32)
+    real = ctx.const(bias_arg, node).dequantized().astype(np.float64).reshape(-1)
+    quantized = np.round(real / acc_scales)
+    if np.any(np.abs(quantized) > 2**31 - 1):
+        raise ctx.fail(node, "bias does not fit int32 at the accumulator scale")
+    return quantized.astype(np.int32)
+
+
+def exact_pads(size: int, kernel: int, stride: int, dilation: int, pad: int) -> tuple[int, int, int]:
+    """(before, after, crop): TOSA needs the output size to divide exactly, so trailing
+    padding and input rows that no output reads (PyTorch's floor division ignores them)
+    are dropped - first the padding, then ``crop`` input rows."""
+    remainder = (size - 1 + 2 * pad - (kernel - 1) * dilation) % stride
+    if remainder > pad:
+        return pad, 0, remainder - pad
+    return pad, pad - remainder, 0
+
+
+def crop_hw(ctx: LoweringContext, x: QTensor, crop_h: int, crop_w: int, stem: str) -> QTensor:
+    """``x`` without its last ``crop_h`` rows and ``crop_w`` columns (SLICE), if any."""
+    if not crop_h and not crop_w:
+        return x
+    n, c, h, w = x.shape
+    result = QTensor("", (n, c, h - crop_h, w - crop_w), x.dtype, x.scale, x.zero_point)
+    starts = ctx.builder.shape_const([0, 0, 0, 0], f"{stem}_start")
+    sizes = ctx.builder.shape_const(list(result.tosa_shape), f"{stem}_size")
+    name = ctx.builder.op(ts.Op.SLICE, [x.name, starts, sizes], result.tosa_shape, x.dtype, None, stem)
+    return result.renamed(name)
+
+
+def spatial_pads(ctx: LoweringContext, x: QTensor, kernel: Sequence[int], stride: Sequence[int],
+                 dilation: Sequence[int], padding: Sequence[int], stem: str) -> tuple[QTensor, list[int]]:
+    """The input (cropped if needed) and TOSA's [top, bottom, left, right] padding."""
+    top, bottom, crop_h = exact_pads(x.shape[2], kernel[0], stride[0], dilation[0], padding[0])
+    left, right, crop_w = exact_pads(x.shape[3], kernel[1], stride[1], dilation[1], padding[1])
+    return crop_hw(ctx, x, crop_h, crop_w, f"{stem}_crop"), [top, bottom, left, right]
+
+
+def emit_conv2d(builder: TosaBuilder, source: str, in_shape: Sequence[int], in_zp: int,
+                weight: np.ndarray, bias: np.ndarray, pads: Sequence[int], stride: Sequence[int],
+                dilation: Sequence[int], depthwise: bool, stem: str) -> tuple[str, tuple[int, ...]]:
+    """CONV2D (weight OHWI) or DEPTHWISE_CONV2D (weight HWCM) on an NHWC int8 tensor."""
+    n, h, w, _ = in_shape
+    kh, kw = (weight.shape[1], weight.shape[2]) if not depthwise else (weight.shape[0], weight.shape[1])
+    out_c = weight.shape[0] if not depthwise else weight.shape[2] * weight.shape[3]
+    oh = (h - 1 + pads[0] + pads[1] - (kh - 1) * dilation[0]) // stride[0] + 1
+    ow = (w - 1 + pads[2] + pads[3] - (kw - 1) * dilation[1]) // stride[1] + 1
+    operands = [
+        source,
+        builder.const(weight.astype(np.int8), f"{stem}_weight"),
+        builder.const(bias.astype(np.int32), f"{stem}_bias"),
+        builder.zero_point(in_zp, ts.DType.INT8, f"{stem}_input"),
+        builder.zero_point(0, ts.DType.INT8, f"{stem}_weight"),
+    ]
+    kind, op = ("DepthwiseConv2d", ts.Op.DEPTHWISE_CONV2D) if depthwise else ("Conv2d", ts.Op.CONV2D)
+    attr = attribute(kind, list(pads), list(stride), list(dilation), False, ts.DType.INT32)
+    shape = (n, oh, ow, out_c)
+    return builder.op(op, operands, shape, ts.DType.INT32, attr, stem), shape
+
+
+def _slice_channels(builder: TosaBuilder, source: str, shape: Sequence[int], start: int, size: int,
+                    stem: str) -> str:
+    out_shape = (*shape[:3], size)
+    starts = builder.shape_const([0, 0, 0, start], f"{stem}_start")
+    sizes = builder.shape_const(list(out_shape), f"{stem}_size")
+    return builder.op(ts.Op.SLICE, [source, starts, sizes], out_shape, ts.DType.INT8, None, stem)
+
+
+def _family(compile_spec: Any) -> str:
+    """"ethos-u55" for an ``EthosUCompileSpec("ethos-u55-128")`` (or a target string)."""
+    return str(getattr(compile_spec, "target", compile_spec) or "").rsplit("-", 1)[0]
+
+
+def _is_u85(compile_spec: Any) -> bool:
+    return _family(compile_spec) == "ethos-u85"
+
+
+def check_conv(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    args = _conv_args(node)
+    if args["transposed"]:
+        return "transposed convolution is not lowered (TRANSPOSE_CONV2D not implemented)"
+    shape = node.args[0].meta["val"].shape if isinstance(node.args[0], torch.fx.Node) else ()
+    if len(shape) != 4:
+        return f"only 2-D convolution (rank-4 input) is lowered, input rank is {len(shape)}"
+    stride, padding, dilation = pair(args["stride"]), pair(args["padding"]), pair(args["dilation"])
+    # Vela's U55/U65 constraint (U85 runs large strides with padding and dilation too).
+    if not _is_u85(compile_spec) and max(stride) > 3 and (any(padding) or max(dilation) > 1):
+        return f"Vela supports stride {list(stride)} > 3 on {_family(compile_spec)} only without padding and dilation"
+    return None
+
+
+def _conv_args(node: torch.fx.Node) -> dict[str, Any]:
+    if node.target == aten.convolution.default:
+        names = ("stride", "padding", "dilation", "transposed", "output_padding", "groups")
+        return dict(zip(names, node.args[3:9]))
+    return {
+        "stride": scalar_arg(node, 3, "stride", 1), "padding": scalar_arg(node, 4, "padding", 0),
+        "dilation": scalar_arg(node, 5, "dilation", 1), "transposed": False,
+        "groups": scalar_arg(node, 6, "groups", 1),
+    }
+
+
+@register(aten.convolution.default, aten.conv2d.default, check=check_conv)
+def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    reason = check_conv(node, ctx.compile_spec)
+    if reason is not None:
+        raise ctx.fail(node, reason)
+    args = _conv_args(node)
+    if isinstance(args["padding"], str):
+        raise ctx.fail(node, f"string padding {args['padding']!r} is not lowered")
+    x = ctx.qtensor(node.args[0], node)
+    weight = ctx.const(node.args[1], node)
+    out = ctx.output_quant(node)
+    out_c, in_per_group, kh, kw = weight.shape
+    groups = int(args["groups"])
+    stride, padding, dilation = pair(args["stride"]), pair(args["padding"]), pair(args["dilation"])
+    w_int8, w_scales = conv_weights(ctx, node, weight, out_c)
+    acc_scales = x.scale * w_scales
+    bias = quantized_bias(ctx, node, scalar_arg(node, 2, "bias", None), acc_scales)
+    channels = x.shape[1]
+    stem = ctx.stem(node)
+    x, pads = spatial_pads(ctx, x, (kh, kw), stride, dilation, padding, stem)
+    builder = ctx.builder
+    if groups == 1:
+        acc, shape = emit_conv2d(builder, x.name, x.tosa_shape, x.zero_point, w_int8.transpose(0, 2, 3, 1),
+                                 bias, pads, stride, dilation, False, stem)
+    elif groups == channels and in_per_group == 1:
+        multiplier = out_c // channels
+        hwcm = w_int8.reshape(channels, multiplier, kh, kw).transpose(2, 3, 0, 1)
+        acc, shape = emit_conv2d(builder, x.name, x.tosa_shape, x.zero_point, hwcm, bias, pads, stride,
+                                 dilation, True, stem)
+    else:
+        # Grouped convolution: one CONV2D per group on a channel slice, then CONCAT.
+        per_group_out = out_c // groups
+        parts, shape = [], ()
+        for g in range(groups):
+            part_in = _slice_channels(builder, x.name, x.tosa_shape, g * in_per_group, in_per_group,
+                                      f"{stem}_g{g}_in")
+            in_shape = (*x.tosa_shape[:3], in_per_group)
+            rows = slice(g * per_group_out, (g + 1) * per_group_out)
+            part, part_shape = emit_conv2d(builder, part_in, in_shape, x.zero_point,
+                                           w_int8[rows].transpose(0, 2, 3, 1), bias[rows], pads, stride,
+                                           dilation, False, f"{stem}_g{g}")
+            parts.append(part)
+            shape = (*part_shape[:3], out_c)
+        acc = builder.op(ts.Op.CONCAT, parts, shape, ts.DType.INT32, attribute("Concat", 3), f"{stem}_cat")
+    ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales)

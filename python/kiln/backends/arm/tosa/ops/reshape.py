@@ -1,0 +1,146 @@
+"""Layout-only operators: view/reshape/flatten/squeeze/unsqueeze, permute/transpose,
+clone and getitem. They move int8 data without changing its quantization.
+
+Because rank-4 tensors live as NHWC in TOSA while PyTorch's shapes are NCHW, a
+reshape is done in logical (NCHW) order: TRANSPOSE to logical order, RESHAPE,
+TRANSPOSE to the result's layout. Transposes that only move size-1 dims are
+RESHAPEs (no data moves), which keeps e.g. ``flatten`` after a global pool free.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+import tosa_serializer as ts
+
+from kiln.backends.arm.tosa.builder import attribute
+from kiln.backends.arm.tosa.context import LoweringContext
+from kiln.backends.arm.tosa.ops import register
+from kiln.backends.arm.tosa.values import (
+    ConstTensor, QTensor, canonical_perm, compose, inverse, moves_data, permute_shape,
+)
+
+aten = torch.ops.aten
+
+
+def transpose(ctx: LoweringContext, source: str, shape: Sequence[int], perm: Sequence[int],
+              dtype: ts.DType, stem: str) -> str:
+    """``source`` (TOSA shape ``shape``) permuted by ``perm``; a RESHAPE if no data moves."""
+    perm = tuple(perm)
+    if perm == tuple(range(len(perm))):
+        return source
+    out_shape = permute_shape(shape, perm)
+    if not moves_data(shape, perm):
+        return ctx.reshape(source, out_shape, dtype, stem)
+    return ctx.builder.op(ts.Op.TRANSPOSE, [source], out_shape, dtype, attribute("Transpose", list(perm)), stem)
+
+
+def relayout(ctx: LoweringContext, value: QTensor, shape: Sequence[int], stem: str) -> QTensor:
+    """``value`` reshaped to the logical ``shape`` (a view in PyTorch terms)."""
+    shape = tuple(int(d) for d in shape)
+    if shape == value.shape:
+        return value
+    in_perm, out_perm = canonical_perm(value.rank), canonical_perm(len(shape))
+    logical = transpose(ctx, value.name, value.tosa_shape, inverse(in_perm), value.dtype, f"{stem}_nchw")
+    reshaped = ctx.reshape(logical, shape, value.dtype, f"{stem}_view")
+    result = transpose(ctx, reshaped, shape, out_perm, value.dtype, f"{stem}_nhwc")
+    return value.renamed(result, shape)
+
+
+def permute(ctx: LoweringContext, value: QTensor, perm: Sequence[int], stem: str) -> QTensor:
+    """``value.permute(perm)`` as one TOSA TRANSPOSE between canonical layouts."""
+    rank = value.rank
+    perm = tuple(int(p) % rank for p in perm)
+    shape = permute_shape(value.shape, perm)
+    # tosa_out = logical_out.permute(C) = tosa_in.permute(inv(C) then perm then C)
+    total = compose(compose(inverse(canonical_perm(rank)), perm), canonical_perm(rank))
+    result = transpose(ctx, value.name, value.tosa_shape, total, value.dtype, stem)
+    return value.renamed(result, shape)
+
+
+def _const_view(ctx: LoweringContext, node: torch.fx.Node, value: ConstTensor,
+                shape: tuple[int, ...]) -> ConstTensor:
+    if value.axis is not None and np.asarray(value.scales).size > 1:
+        if shape[0] != value.shape[value.axis] or value.axis != 0:
+            raise ctx.fail(node, "view of a per-channel constant that moves its channel axis")
+    return ConstTensor(value.data.reshape(shape), value.scales, value.zero_points, value.axis)
+
+
+@register(aten.view.default, aten._unsafe_view.default, aten.reshape.default, aten.view_copy.default,
+          aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+          aten.unsqueeze.default, aten.unflatten.int)
+def lower_view(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    shape = ctx.shape_of(node)
+    value = ctx.value(node.args[0], node)
+    if isinstance(value, ConstTensor):
+        ctx.bind(node, _const_view(ctx, node, value, shape))
+        return
+    ctx.bind(node, relayout(ctx, value, shape, ctx.stem(node)))
+
+
+def _permutation(node: torch.fx.Node, rank: int) -> tuple[int, ...]:
+    if node.target in (aten.permute.default, aten.permute_copy.default):
+        return tuple(int(p) % rank for p in node.args[1])
+    if node.target in (aten.t.default, aten.numpy_T.default):
+        return tuple(reversed(range(rank)))
+    first, second = int(node.args[1]) % rank, int(node.args[2]) % rank
+    perm = list(range(rank))
+    perm[first], perm[second] = perm[second], perm[first]
+    return tuple(perm)
+
+
+def check_permute(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    arg = node.args[0]
+    shape = tuple(arg.meta["val"].shape) if isinstance(arg, torch.fx.Node) else ()
+    rank = len(shape)
+    if rank > 4:
+        return f"transpose of a rank-{rank} tensor is not lowered (rank <= 4)"
+    return None
+
+
+@register(aten.permute.default, aten.permute_copy.default, aten.t.default, aten.transpose.int,
+          aten.numpy_T.default, check=check_permute)
+def lower_permute(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    value = ctx.value(node.args[0], node)
+    perm = _permutation(node, len(value.shape))
+    if isinstance(value, ConstTensor):
+        ctx.bind(node, value.permuted(perm))
+        return
+    ctx.bind(node, permute(ctx, value, perm, ctx.stem(node)))
+
+
+@register(aten.clone.default, aten.alias.default, aten.detach.default, aten.contiguous.default,
+          aten.dropout.default, aten._to_copy.default)
+def lower_identity(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    if node.target == aten._to_copy.default and node.kwargs.get("dtype") not in (None, torch.float32):
+        raise ctx.fail(node, f"dtype conversion to {node.kwargs.get('dtype')} is not lowered")
+    ctx.bind(node, ctx.value(node.args[0], node))
+
+
+def check_expand(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    source, result = node.args[0].meta["val"].shape, node.meta["val"].shape
+    if tuple(source) != tuple(result):
+        return f"expand from {list(source)} to {list(result)} (a broadcast copy) is not lowered"
+    return None
+
+
+@register(aten.expand.default, aten.expand_copy.default, check=check_expand)
+def lower_expand(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    """An expand to the tensor's own shape (matmul decompositions emit it) is a no-op."""
+    reason = check_expand(node, ctx.compile_spec)
+    if reason is not None:
+        raise ctx.fail(node, reason)
+    ctx.bind(node, ctx.value(node.args[0], node))
+
+
+def lower_getitem(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    """``getitem(x, 0)`` of a multi-output op whose first output was bound (max_pool2d)."""
+    source, index = node.args[0], node.args[1]
+    if not node.users:
+        return  # an output nobody reads (max pool's indices)
+    if index != 0 or source not in ctx.values:
+        raise ctx.fail(node, f"output {index} of {source} is not lowered")
+    ctx.bind(node, ctx.values[source])

@@ -1,0 +1,138 @@
+"""What the TOSA lowering can take, in two questions the partitioner asks.
+
+* :func:`is_lowerable` ``(node, compile_spec, constants)``: can this *operator* (its
+  op, shapes, attributes and the target's limits) be lowered? It does not look at
+  the quantize/dequantize nodes around the operator.
+* :func:`group_problem` ``(nodes)``: can one *quantized group* - float operators
+  connected without a quantize/dequantize between them, whose inputs are
+  dequantized (or constant) and whose results are all quantized - be lowered as a
+  whole? The lowering fuses an operator with the activations and views between it
+  and its quantize node, turns a pointwise region of one int8 tensor into one TABLE
+  and passes layout-only operators through; anything else inside a group has a
+  float intermediate the integer graph cannot represent.
+
+Both answers come from the op modules that lower the nodes, so "supported" means
+"Kiln emits TOSA for it".
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Collection, Sequence
+from typing import Any
+
+import torch
+
+from kiln.backends.arm.tosa.context import _VIEW_TARGETS, activation_range, is_dequantize, is_quantize, qd
+from kiln.backends.arm.tosa.ops import load_all
+from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
+
+# Operators whose result is an exact rearrangement of their quantized input: the
+# lowering binds the result to the input's quantization, no quantize node needed.
+_DATA_MOVEMENT = {"lower_view", "lower_permute", "lower_identity", "lower_expand", "lower_max_pool",
+                  "lower_constant_pad", "lower_upsample_nearest"}
+
+
+def _lowering_name(node: torch.fx.Node) -> str:
+    entry = load_all().get(node.target) if node.op == "call_function" else None
+    return "" if entry is None else entry.name
+
+
+def is_lowerable(node: torch.fx.Node, compile_spec: Any,
+                 constants: Collection[torch.fx.Node] = ()) -> tuple[bool, str]:
+    """(True, "") if the TOSA lowering can lower operator ``node`` for ``compile_spec``'s
+    target, else (False, reason). Judges the operator only (op, shapes, attributes,
+    target limits); q/dq nodes are always lowerable (they become RESCALEs or vanish).
+
+    Args:
+        constants: nodes computed from constants only, in graphs whose constants are
+            placeholders (the partitioner's view); ``get_attr`` nodes are constants anyway.
+    """
+    if node.op != "call_function":
+        return False, f"{node.op} nodes are not operators"
+    if is_quantize(node) or is_dequantize(node):
+        return True, ""
+    if node.target in (qd().quantize_per_channel.default,):
+        return False, "per-channel quantized activations are not lowered"
+    if node.target is operator.getitem:
+        source = node.args[0]
+        ok = node.args[1] == 0 and getattr(source, "target", None) == torch.ops.aten.max_pool2d_with_indices.default
+        return (True, "") if ok else (False, "only getitem 0 of max_pool2d_with_indices is lowered")
+    entry = load_all().get(node.target)
+    reason = f"no TOSA lowering for {node.target}" if entry is None else entry.check(node, compile_spec, constants)
+    if reason is None:
+        return True, ""
+    if is_pointwise(node) and check_table(node, compile_spec) is None:
+        return True, ""  # e.g. x + 3 of a decomposed hardswish: part of a TABLE (see group_problem)
+    return False, reason
+
+
+def _through_data_movement(node: Any, inside: set[torch.fx.Node]) -> Any:
+    """Walks back through the group's layout-only operators to where the value comes from."""
+    while isinstance(node, torch.fx.Node) and node in inside and _lowering_name(node) in _DATA_MOVEMENT:
+        node = node.args[0]
+    return node
+
+
+def _fused_chain(node: torch.fx.Node, inside: set[torch.fx.Node]) -> tuple[list[torch.fx.Node], str | None]:
+    """The activations/views the lowering fuses after ``node`` up to its quantize node,
+    or the reason there is no such chain."""
+    chain: list[torch.fx.Node] = []
+    current = node
+    while True:
+        users = list(current.users)
+        if len(users) != 1:
+            return chain, (f"the result of '{node.name}' has {len(users)} users; the NPU needs it quantized "
+                           "once before any other use")
+        user = users[0]
+        if is_quantize(user):
+            return chain, None
+        fusable = activation_range(user) is not None or user.target in _VIEW_TARGETS
+        if user not in inside or not fusable or user.args[0] is not current:
+            return chain, (f"the result of '{node.name}' feeds '{user.name}' ({user.target}) without a "
+                           "quantize node between them")
+        chain.append(user)
+        current = user
+
+
+def _table_region(node: torch.fx.Node, inside: set[torch.fx.Node], compile_spec: Any) -> Any:
+    """The TABLE region the lowering makes when it meets ``node`` first (inside the group)."""
+    region = table_region(node, compile_spec)
+    return region if region is not None and set(region.nodes) <= inside else None
+
+
+def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> str | None:
+    """None if the lowering can lower this quantized group, else the reason.
+
+    ``nodes``: the group's float operators in graph order; their inputs from outside
+    the group are dequantize nodes or constants, their users outside are quantize
+    nodes (the partitioner checks that). Each operator must be lowerable
+    (:func:`is_lowerable`); this judges only how the group is quantized inside.
+    """
+    inside = set(nodes)
+    covered: set[torch.fx.Node] = set()
+    for node in nodes:
+        if node in covered or node.target is operator.getitem:
+            continue
+        region = _table_region(node, inside, compile_spec)
+        if region is not None:
+            source = _through_data_movement(region.source, inside)
+            if source in inside:
+                return (f"'{node.name}' starts a pointwise function of '{region.source.name}', which is not "
+                        "quantized (a TABLE needs an int8 input)")
+            covered.update(region.nodes)
+            continue
+        for arg in tensor_args(node):
+            source = _through_data_movement(arg, inside)
+            if source in inside and source not in covered:
+                return (f"input '{arg.name}' of '{node.name}' is computed in float by '{source.name}' "
+                        "without a quantize node between them")
+        if _lowering_name(node) in _DATA_MOVEMENT or node.target is operator.getitem:
+            continue
+        if _lowering_name(node) == "lower_cat" and not any(is_quantize(u) for u in node.users):
+            continue  # a concatenation of same-quantized inputs stays in their quantization
+        chain, problem = _fused_chain(node, inside)
+        if problem is not None:
+            return problem
+        covered.update(chain)
+    return None

@@ -1,0 +1,300 @@
+"""Compile a TOSA 1.0 graph for an Ethos-U with Vela: ``compile_tosa(tosa, compile_spec)``.
+
+Two ways in, one result (:class:`VelaResult`):
+
+* in-process (default): ``ethosu.regor.compile(accelerator, tosa, "TOSA", system
+  config, options)``, the compiled core that Vela's own CLI calls for TOSA input
+  (about a millisecond for small graphs). It is not part of Vela's documented
+  interface, so this module is the only place that touches it, and the CLI is the
+  fallback when it is missing, the compile spec carries flags it cannot express, or
+  it returns something unexpected.
+* the ``vela`` CLI (``use_cli=True`` or fallback): ``--output-format=raw`` writes an
+  ``.npz`` (command stream, weights, scratch sizes, IO layout) and
+  ``--verbose-performance`` a per-layer CSV.
+
+A graph Vela rejects raises :class:`VelaError` naming the subgraph and Vela's reason.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kiln import KilnError
+
+logger = logging.getLogger(__name__)
+
+COMMAND_STREAM_MAGIC = b"COP1"
+
+# Vela CLI flags the in-process path can pass on, as (regor section, key).
+_OPTION_FLAGS: dict[str, tuple[str, str]] = {
+    "--optimise": ("scheduler", "optimize"),
+    "--arena-cache-size": ("scheduler", "arena_size_limit"),
+    "--cpu-tensor-alignment": ("scheduler", "cpu_tensor_alignment"),
+    "--tensor-allocator": ("scheduler", "tensor_allocator"),
+}
+_DEFAULT_OPTIONS: dict[str, dict[str, str]] = {
+    "compiler": {"enable_db": "true", "output_format": "Raw", "cop_format": "COP1"},
+    "scheduler": {"optimize": "Performance", "arena_size_limit": str(2**32), "disable_feature": "",
+                  "cpu_tensor_alignment": "16", "tensor_allocator": "HillClimb"},
+    "graph": {"softmax_int16_neg_exp_range": "10.0"},
+}
+
+
+class VelaError(KilnError):
+    """Vela could not compile a subgraph (names the subgraph and Vela's reason)."""
+
+    def __init__(self, subgraph: str, target: str, reason: str) -> None:
+        super().__init__(f"Vela rejected subgraph {subgraph!r} for {target}: {reason}")
+        self.subgraph = subgraph
+        self.target = target
+        self.reason = reason
+
+
+class _UseCli(Exception):
+    """The in-process path cannot serve this request (the CLI can)."""
+
+
+@dataclass(frozen=True)
+class VelaTensor:
+    """An NPU input/output as Vela placed it: 6-D shape, element size, byte offset in its region."""
+
+    shape: tuple[int, ...]
+    element_size: int
+    offset: int
+    region: int
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape)) * self.element_size
+
+
+@dataclass(frozen=True)
+class LayerPerformance:
+    """Vela's estimate for one NPU operation."""
+
+    name: str
+    operator: str
+    cycles: int
+    macs: int
+
+
+@dataclass
+class VelaResult:
+    """What Vela produced for one subgraph.
+
+    Attributes:
+        command_stream: the NPU command stream (starts with ``b"COP1"``).
+        weights: encoded weights, biases/scales and LUTs (region 0, read-only).
+        scratch_size / fast_scratch_size: bytes of the tensor arena (region 1) and
+            the fast scratch (region 2) the runtime must provide.
+        inputs / outputs: where the NPU reads inputs and writes outputs.
+        layers: per-operation cycle estimates.
+        npu_cycles / total_cycles: whole-subgraph estimates.
+        sram_bytes: peak SRAM use (arena, plus anything Vela stages in SRAM).
+        flash_bytes: read-only bytes: weights + command stream.
+        via: "regor" (in-process) or "cli".
+    """
+
+    name: str
+    target: str
+    command_stream: bytes
+    weights: bytes
+    scratch_size: int
+    fast_scratch_size: int
+    inputs: list[VelaTensor]
+    outputs: list[VelaTensor]
+    layers: list[LayerPerformance] = field(default_factory=list)
+    npu_cycles: int = 0
+    total_cycles: int = 0
+    sram_bytes: int = 0
+    macs: int = 0
+    via: str = "regor"
+
+    @property
+    def flash_bytes(self) -> int:
+        return len(self.weights) + len(self.command_stream)
+
+    def summary(self) -> str:
+        return (f"{self.name} on {self.target}: {self.npu_cycles} NPU cycles, {len(self.layers)} NPU ops, "
+                f"SRAM {self.sram_bytes} B, flash {self.flash_bytes} B (weights {len(self.weights)} B)")
+
+
+# --------------------------------------------------------------------------- in-process
+def _regor_options(compile_spec: Any) -> str:
+    sections = {name: dict(values) for name, values in _DEFAULT_OPTIONS.items()}
+    if getattr(compile_spec, "arena_cache_size", None):
+        sections["scheduler"]["arena_size_limit"] = str(compile_spec.arena_cache_size)
+    for flag in getattr(compile_spec, "extra_flags", ()):
+        name, _, value = flag.partition("=")
+        if name not in _OPTION_FLAGS or not value:
+            raise _UseCli(f"flag {flag!r} has no in-process equivalent")
+        section, key = _OPTION_FLAGS[name]
+        sections[section][key] = value
+    return "".join(f"\n[{name}]\n" + "".join(f"{k}={v}\n" for k, v in values.items())
+                   for name, values in sections.items())
+
+
+def _layers_from_database(database: Any) -> list[LayerPerformance]:
+    tables = database.tables
+    if "perf" not in tables:
+        return []
+    table = tables["perf"]
+    column = {name: index for index, name in enumerate(table.header)}
+    layers = []
+    for row in table.data:
+        layers.append(LayerPerformance(row[column["name"]], row[column["operator"]],
+                                       int(row[column["op_cycles"]] or 0), int(row[column["mac_count"]] or 0)))
+    return layers
+
+
+def _compile_regor(tosa: bytes, compile_spec: Any, name: str) -> VelaResult:
+    try:
+        from ethosu import regor
+    except ImportError as error:
+        raise _UseCli(f"ethosu.regor is not importable: {error}") from None
+    options = _regor_options(compile_spec)
+    try:
+        model = regor.compile(compile_spec.regor_accelerator, tosa, "TOSA", compile_spec.regor_system_config(),
+                              options, False)
+    except Exception as error:  # regor raises plain RuntimeErrors with Vela's message
+        raise VelaError(name, compile_spec.target, str(error).strip() or type(error).__name__) from None
+    if not isinstance(model, regor.CompiledRawModel):
+        raise _UseCli(f"regor returned {type(model).__name__}, expected CompiledRawModel")
+    report = model.perf_report
+    if report.cpuOps:
+        raise VelaError(name, compile_spec.target, f"{report.cpuOps} operations were left for the CPU")
+    memories = {str(k).lower(): v for k, v in report.memories.items()}
+    sram = memories["sram"].peakUsage if "sram" in memories else 0
+    return VelaResult(
+        name=name, target=compile_spec.target,
+        command_stream=bytes(model.command_stream), weights=bytes(model.read_only.data),
+        scratch_size=int(model.scratch.size), fast_scratch_size=int(model.scratch_fast.size),
+        inputs=[VelaTensor(tuple(t.shape), t.element_size, t.address, t.region) for t in model.inputs],
+        outputs=[VelaTensor(tuple(t.shape), t.element_size, t.address, t.region) for t in model.outputs],
+        layers=_layers_from_database(model.opt_database), npu_cycles=int(report.npuCycles),
+        total_cycles=int(report.totalCycles), sram_bytes=int(sram), macs=int(report.macCount), via="regor",
+    )
+
+
+# --------------------------------------------------------------------------- CLI
+def _tensors_from_npz(data: Any, prefix: str) -> list[VelaTensor]:
+    return [VelaTensor(tuple(int(d) for d in shape), int(size), int(offset), int(region))
+            for shape, size, offset, region in zip(data[f"{prefix}_shape"], data[f"{prefix}_elem_size"],
+                                                   data[f"{prefix}_offset"], data[f"{prefix}_region"])]
+
+
+def _npz_bytes(array: np.ndarray) -> bytes:
+    """Vela saves bytes as a 0-d ``|S<n>`` array (``tobytes()`` is exact, trailing NULs
+    included), but an empty one reads back as ``|S1`` whose ``tobytes()`` is one NUL
+    byte (ExecuTorch's packer passes that byte on as the weights)."""
+    if array.ndim == 0 and array.dtype.kind == "S" and array.dtype.itemsize == 1 and array.item() == b"":
+        return b""
+    return array.tobytes()
+
+
+def _compile_cli(tosa: bytes, compile_spec: Any, name: str, directory: Path) -> VelaResult:
+    tosa_path = directory / f"{name}.tosa"
+    tosa_path.write_bytes(tosa)
+    command = [sys.executable, "-m", "ethosu.vela", *compile_spec.vela_args(), "--output-format=raw",
+               "--verbose-performance", f"--output-dir={directory}", str(tosa_path)]
+    logger.debug("running %s", " ".join(command))
+    process = subprocess.run(command, capture_output=True, text=True, check=False)
+    if process.returncode != 0:
+        lines = [ln for ln in (process.stderr + process.stdout).splitlines() if ln.strip()]
+        raise VelaError(name, compile_spec.target, " | ".join(lines[-5:]) or f"vela exit code {process.returncode}")
+    with np.load(directory / f"{name}_vela.npz", allow_pickle=False) as data:
+        command_stream = _npz_bytes(data["cmd_data"])
+        weights = _npz_bytes(data["weight_data"])
+        scratch, fast = int(data["scratch_size"]), int(data["scratch_fast_size"])
+        inputs, outputs = _tensors_from_npz(data, "input"), _tensors_from_npz(data, "output")
+    layers = []
+    per_layer = directory / f"{name}_per-layer.csv"
+    if per_layer.is_file():
+        with per_layer.open() as handle:
+            for row in csv.DictReader(handle):
+                layers.append(LayerPerformance(row["Name"], row["NNG Operator"], int(float(row["Op Cycles"])),
+                                               int(float(row["MAC Count"]))))
+    summary = next(directory.glob(f"{name}_summary_*.csv"))
+    with summary.open() as handle:
+        row = next(csv.DictReader(handle))
+    return VelaResult(
+        name=name, target=compile_spec.target, command_stream=command_stream, weights=weights,
+        scratch_size=scratch, fast_scratch_size=fast, inputs=inputs, outputs=outputs, layers=layers,
+        npu_cycles=int(float(row["cycles_npu"])), total_cycles=int(float(row["cycles_total"])),
+        sram_bytes=int(round(float(row["sram_memory_used"]) * 1024)), macs=int(float(row["nn_macs"])), via="cli",
+    )
+
+
+# --------------------------------------------------------------------------- outputs
+def write_outputs(result: VelaResult, tosa: bytes, directory: Path) -> None:
+    """Writes the TOSA graph, Vela's raw output (.npz, Vela's key names) and a per-layer CSV."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / f"{result.name}.tosa").write_bytes(tosa)
+
+    def io_arrays(prefix: str, tensors: list[VelaTensor]) -> dict[str, np.ndarray]:
+        return {f"{prefix}_shape": np.array([t.shape for t in tensors], np.int64).reshape(len(tensors), -1),
+                f"{prefix}_elem_size": np.array([t.element_size for t in tensors], np.int64),
+                f"{prefix}_offset": np.array([t.offset for t in tensors], np.int64),
+                f"{prefix}_region": np.array([t.region for t in tensors], np.int64)}
+
+    np.savez(directory / f"{result.name}_vela.npz",
+             cmd_data=np.frombuffer(result.command_stream, np.uint8), weight_data=np.frombuffer(result.weights, np.uint8),
+             scratch_shape=np.array([result.scratch_size], np.int64), scratch_size=np.int64(result.scratch_size),
+             scratch_fast_shape=np.array([result.fast_scratch_size], np.int64),
+             scratch_fast_size=np.int64(result.fast_scratch_size),
+             **io_arrays("input", result.inputs), **io_arrays("output", result.outputs))
+    with (directory / f"{result.name}_per-layer.csv").open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["name", "operator", "cycles", "macs"])
+        writer.writerows([layer.name, layer.operator, layer.cycles, layer.macs] for layer in result.layers)
+
+
+def compile_tosa(
+    tosa: bytes,
+    compile_spec: Any,
+    *,
+    output_dir: Path | None = None,
+    use_cli: bool = False,
+    name: str = "subgraph",
+) -> VelaResult:
+    """Compiles a TOSA 1.0 flatbuffer for ``compile_spec``'s Ethos-U target.
+
+    Args:
+        tosa: the serialized TOSA graph (``TosaSubgraph.flatbuffer``).
+        compile_spec: an ``EthosUCompileSpec`` (target, system config, memory mode, flags).
+        output_dir: if given, the TOSA file, Vela's raw ``.npz`` and a per-layer CSV
+            are written there (``<name>.tosa``, ``<name>_vela.npz``, ``<name>_per-layer.csv``).
+        use_cli: force the ``vela`` command line instead of the in-process compiler.
+        name: subgraph name (file names, errors).
+
+    Raises:
+        VelaError: Vela rejected the graph (the message has Vela's reason).
+    """
+    result: VelaResult | None = None
+    if not use_cli:
+        try:
+            result = _compile_regor(tosa, compile_spec, name)
+        except _UseCli as why:
+            logger.info("Vela in-process compile not used for %s (%s); running the vela CLI", name, why)
+    if result is None:
+        if output_dir is not None:
+            output_dir.mkdir(parents=True, exist_ok=True)
+            result = _compile_cli(tosa, compile_spec, name, output_dir)
+        else:
+            with tempfile.TemporaryDirectory(prefix="kiln-vela-") as temporary:
+                result = _compile_cli(tosa, compile_spec, name, Path(temporary))
+    if not result.command_stream.startswith(COMMAND_STREAM_MAGIC):
+        raise VelaError(name, compile_spec.target, "the command stream does not start with COP1")
+    if output_dir is not None and result.via == "regor":
+        write_outputs(result, tosa, output_dir)
+    logger.debug("%s", result.summary())
+    return result

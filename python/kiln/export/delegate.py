@@ -1,0 +1,163 @@
+"""Delegation stage of :func:`kiln.export`: partition, preprocess, replace by delegate calls.
+
+A partitioner (e.g. :class:`kiln.backends.arm.partitioner.EthosUPartitioner`) has
+``partition(graph_module, constants) -> PartitionResult``, a ``backend`` with
+``id`` and ``preprocess(subgraph, compile_spec, *, name, nhwc_io) -> PreprocessResult``,
+and the ``compile_spec`` it was made for. A subgraph the backend rejects (a
+:class:`kiln.KilnError`) stays on the CPU with the backend's reason in the report.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+import torch
+from torch.export import ExportedProgram
+
+from kiln import KilnError
+from kiln.passes.delegation import (
+    Subgraph,
+    constant_tensors,
+    copy_graph_module,
+    duplicate_shared_dequantize,
+    extract_subgraph,
+    is_dequantize,
+    replace_with_delegate,
+)
+from kiln.passes.method_graph import LoweredDelegate
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class DelegateInfo:
+    """One delegate of the program as compiled: its report and what produced it."""
+
+    name: str
+    report: Any  # backend report, e.g. kiln.backends.arm.backend.DelegateReport
+    preprocessed: Any  # the backend's PreprocessResult (blob, TOSA, Vela result)
+    input_nodes: list[str]  # FX nodes of the quantized graph that feed it (int8)
+    output_nodes: list[str]  # FX nodes of the quantized graph it replaces as outputs
+    nhwc_io: bool = False  # its 4-D inputs/outputs (and the program's) are channels-last
+
+
+@dataclass
+class CompileReport:
+    """What delegation decided and produced for one method."""
+
+    partition_report: Any  # e.g. kiln.backends.arm.partitioner.PartitionReport
+    delegates: list[DelegateInfo] = field(default_factory=list)
+    # The quantized graph with delegate call nodes, and the constants it reads
+    # (for evaluating the delegated program with a reference model).
+    graph_module: Optional[torch.fx.GraphModule] = None
+    seconds: dict[str, float] = field(default_factory=dict)
+
+
+Progress = Callable[[str], None]
+
+
+def delegate_partitions(
+    edge_program: ExportedProgram, partitioner: Any, *, progress: Optional[Progress] = None
+) -> tuple[torch.fx.GraphModule, CompileReport]:
+    """Partitions ``edge_program`` and replaces each accepted partition by a delegate call.
+
+    Returns a rewritten copy of the program's graph (``edge_program`` is not
+    changed) for :func:`kiln.passes.to_out_variants`, and the :class:`CompileReport`.
+    """
+    started = time.perf_counter()
+    graph_module = copy_graph_module(edge_program)
+    duplicate_shared_dequantize(graph_module.graph)
+    constants = constant_tensors(edge_program)
+    result = partitioner.partition(graph_module, constants)
+    report = CompileReport(result.report, graph_module=graph_module)
+    report.seconds["partition"] = time.perf_counter() - started
+    want_nhwc = bool(getattr(partitioner, "nhwc_io", False))
+    for index, partition in enumerate(result.partitions, start=1):
+        if progress is not None:
+            progress(f"{partition.name} ({index}/{len(result.partitions)}, {len(partition.nodes)} nodes)")
+        subgraph = extract_subgraph(partition.nodes, constants, partition.name)
+        nhwc_io = want_nhwc and _is_program_boundary(subgraph, set(partition.nodes))
+        if want_nhwc and not nhwc_io:
+            logger.warning("%s: keeps NCHW inputs/outputs: a 4-D one is not a program input/output", partition.name)
+        try:
+            preprocessed = partitioner.backend.preprocess(
+                subgraph.graph_module, partitioner.compile_spec, name=partition.name, nhwc_io=nhwc_io
+            )
+        except KilnError as error:
+            reason = f"fell back to the CPU: {error}"
+            logger.warning("subgraph %s %s", partition.name, reason)
+            result.report.fall_back(partition.name, reason)
+            continue
+        lowered = LoweredDelegate(
+            backend_id=partitioner.backend.id,
+            processed=preprocessed.blob,
+            compile_specs=tuple(preprocessed.compile_specs),
+            name=partition.name,
+        )
+        input_names = [n.name for n in subgraph.inputs]
+        output_names = [n.name for n in subgraph.outputs]
+        call = replace_with_delegate(graph_module.graph, subgraph, lowered, partition.nodes)
+        if nhwc_io:
+            _make_channels_last(call)
+        report.delegates.append(
+            DelegateInfo(partition.name, preprocessed.report, preprocessed, input_names, output_names, nhwc_io)
+        )
+    report.seconds["delegate"] = time.perf_counter() - started
+    return graph_module, report
+
+
+def _is_rank4(node: torch.fx.Node) -> bool:
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and value.dim() == 4
+
+
+def _is_program_boundary(subgraph: Subgraph, members: set[torch.fx.Node]) -> bool:
+    """True if every 4-D delegate input is a quantized program input and every 4-D
+    output is only dequantized into a program output (nothing else sees them)."""
+    for node in subgraph.inputs:
+        if not _is_rank4(node):
+            continue
+        source = node.all_input_nodes[0] if node.op == "call_function" and node.all_input_nodes else None
+        if source is None or source.op != "placeholder" or len(source.users) != 1:
+            return False
+        if any(user not in members for user in node.users):
+            return False
+    for node in subgraph.outputs:
+        if not _is_rank4(node):
+            continue
+        for user in node.users:
+            if user in members:
+                continue
+            if not is_dequantize(user) or [u.op for u in user.users] != ["output"]:
+                return False
+    return True
+
+
+def _channels_last(node: torch.fx.Node) -> None:
+    value = node.meta["val"]
+    n, c, h, w = value.shape
+    node.meta["val"] = torch.empty((n, h, w, c), dtype=value.dtype, device="meta")
+
+
+def _make_channels_last(call: torch.fx.Node) -> None:
+    """Gives the delegate's 4-D inputs/outputs and the program inputs/outputs next to
+    them NHWC shapes (the quantize/dequantize between them are element-wise)."""
+    for node in call.all_input_nodes:
+        if _is_rank4(node):
+            _channels_last(node)
+            _channels_last(node.all_input_nodes[0])
+    values = list(call.meta["val"])
+    for selected in call.users:
+        if not _is_rank4(selected):
+            continue
+        _channels_last(selected)
+        values[selected.args[1]] = selected.meta["val"]
+        for user in selected.users:
+            _channels_last(user)
+    call.meta["val"] = tuple(values)
+
+
+__all__ = ["CompileReport", "DelegateInfo", "constant_tensors", "delegate_partitions"]

@@ -1,0 +1,189 @@
+// Python hook for the EthosUBackend: registers the delegate on the host's virtual NPU, so
+// that delegated programs loaded through kiln.runtime run, exposes what the NPU did in the
+// last delegate call (PMU-style counters and, on request, one record per operation), and
+// runs one delegate payload on its own (ethos_u_run_payload: the same init/execute a
+// program's delegate call goes through, for checking payloads against a reference).
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include "backends/arm/runtime/ethos_u_backend.h"
+#include "backends/arm/runtime/virtual_npu_driver.h"
+#include "runtime/core/error.h"
+#include "runtime/core/evalue.h"
+#include "runtime/core/memory_allocator.h"
+#include "runtime/core/tensor.h"
+
+namespace nb = nanobind;
+
+namespace kiln::python {
+namespace {
+
+/// Storage for per-operation records (sized from Python, before execution).
+std::vector<vnpu::OpRecord>& op_records() {
+  static std::vector<vnpu::OpRecord> records;
+  return records;
+}
+
+nb::dict last_counters() {
+  nb::dict out;
+  const ethos_u::EthosUBackend* backend = ethos_u::registered_ethos_u_backend();
+  const ethos_u::NpuCounters counters =
+      backend != nullptr ? backend->last_counters() : ethos_u::NpuCounters();
+  out["operations"] = counters.operations;
+  out["dma_transfers"] = counters.dma_transfers;
+  out["macs"] = counters.macs;
+  out["element_ops"] = counters.element_ops;
+  out["commands"] = counters.commands;
+  nb::list read, written;
+  for (size_t i = 0; i <= ethos_u::kNpuMaxRegions; ++i) {
+    read.append(counters.bytes_read[i]);
+    written.append(counters.bytes_written[i]);
+  }
+  out["bytes_read"] = read;
+  out["bytes_written"] = written;
+  return out;
+}
+
+void record_ops(size_t max_records) {
+  std::vector<vnpu::OpRecord>& records = op_records();
+  records.assign(max_records, vnpu::OpRecord());
+  ethos_u::host_virtual_npu_driver().set_op_records({records.data(), records.size()});
+}
+
+nb::list last_op_records() {
+  const std::vector<vnpu::OpRecord>& records = op_records();
+  const size_t n = ethos_u::host_virtual_npu_driver().num_records();
+  nb::list out;
+  for (size_t i = 0; i < n && i < records.size(); ++i) {
+    nb::dict op;
+    op["kind"] = records[i].kind;
+    op["mode"] = records[i].mode;
+    op["command_index"] = records[i].command_index;
+    op["macs"] = records[i].macs;
+    op["bytes_read"] = records[i].bytes_read;
+    op["bytes_written"] = records[i].bytes_written;
+    out.append(op);
+  }
+  return out;
+}
+
+[[noreturn]] void raise_runtime_error(Error error, const std::string& context) {
+  nb::module_ runtime = nb::module_::import_("kiln._runtime");
+  nb::list log;
+  for (nb::handle record : nb::list(runtime.attr("take_log")())) log.append(record[1]);
+  nb::object error_type = nb::module_::import_("kiln.runtime.errors").attr("KilnRuntimeError");
+  nb::object exc = error_type(error_name(error), static_cast<uint32_t>(error), log, context);
+  PyErr_SetObject(error_type.ptr(), exc.ptr());
+  throw nb::python_error();
+}
+
+using IntArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
+
+ScalarType int_scalar_type(const IntArray& array, const char* what, size_t i) {
+  const nb::dlpack::dtype dtype = array.dtype();
+  const auto code = static_cast<nb::dlpack::dtype_code>(dtype.code);
+  if (dtype.lanes == 1 && code == nb::dlpack::dtype_code::Int) {
+    if (dtype.bits == 8) return ScalarType::Char;
+    if (dtype.bits == 16) return ScalarType::Short;
+    if (dtype.bits == 32) return ScalarType::Int;
+  }
+  if (dtype.lanes == 1 && code == nb::dlpack::dtype_code::UInt && dtype.bits == 8) {
+    return ScalarType::Byte;
+  }
+  throw nb::type_error((std::string(what) + " " + std::to_string(i) +
+                        " must be an int8, uint8, int16 or int32 array").c_str());
+}
+
+/// A contiguous tensor over a numpy array (its sizes and dim order stored alongside).
+struct ArrayTensor {
+  std::vector<SizesType> sizes;
+  std::vector<DimOrderType> dim_order;
+  std::vector<StridesType> strides;
+  Tensor tensor{ScalarType::Char, 0, nullptr, nullptr, nullptr, nullptr};
+  EValue value;
+};
+
+void bind_array(const IntArray& array, const char* what, size_t i, ArrayTensor* out) {
+  if (array.ndim() > static_cast<size_t>(kTensorMaxDim)) throw nb::value_error("array rank too high");
+  for (size_t d = 0; d < array.ndim(); ++d) {
+    out->sizes.push_back(static_cast<SizesType>(array.shape(d)));
+    out->dim_order.push_back(static_cast<DimOrderType>(d));
+  }
+  out->strides.resize(array.ndim());
+  out->tensor = Tensor(int_scalar_type(array, what, i), static_cast<int32_t>(array.ndim()),
+                       out->sizes.data(), out->dim_order.data(), out->strides.data(), array.data());
+  out->value = EValue(&out->tensor);
+}
+
+nb::dict run_payload(nb::bytes blob, const std::vector<std::pair<std::string, nb::bytes>>& specs,
+                     const std::vector<IntArray>& inputs, const std::vector<IntArray>& outputs) {
+  const ethos_u::EthosUBackend* backend = ethos_u::registered_ethos_u_backend();
+  if (backend == nullptr) throw std::runtime_error("the EthosUBackend is not registered");
+  // The NPU reads the payload in place: give it a 16-byte aligned copy, as a .pte would.
+  std::vector<uint8_t> storage(blob.size() + 16);
+  uint8_t* aligned = storage.data() + (16 - reinterpret_cast<uintptr_t>(storage.data()) % 16) % 16;
+  std::memcpy(aligned, blob.c_str(), blob.size());
+  const Span<const uint8_t> processed(aligned, blob.size());
+  std::vector<CompileSpec> compile_specs;
+  for (const auto& spec : specs) {
+    compile_specs.push_back({spec.first.c_str(), spec.first.size(),
+                             reinterpret_cast<const uint8_t*>(spec.second.c_str()), spec.second.size()});
+  }
+  const Span<const CompileSpec> spec_span(compile_specs.data(), compile_specs.size());
+  // Exactly what MethodMeta would reserve for this delegate.
+  std::vector<uint8_t> pool(backend->method_allocator_size(processed, spec_span));
+  MemoryAllocator allocator(pool.data(), pool.size());
+  BackendInitContext init_context{&allocator};
+  Result<DelegateHandle*> handle = backend->init(init_context, processed, spec_span);
+  if (!handle.ok()) raise_runtime_error(handle.error(), "initializing an EthosUBackend payload");
+  std::vector<ArrayTensor> tensors(inputs.size() + outputs.size());
+  std::vector<EValue*> args;
+  for (size_t i = 0; i < inputs.size(); ++i) bind_array(inputs[i], "input", i, &tensors[i]);
+  for (size_t i = 0; i < outputs.size(); ++i) bind_array(outputs[i], "output", i, &tensors[inputs.size() + i]);
+  for (ArrayTensor& t : tensors) args.push_back(&t.value);
+  BackendExecuteContext execute_context{nullptr};
+  Error error;
+  {
+    nb::gil_scoped_release release;
+    error = backend->execute(execute_context, *handle, {args.data(), args.size()});
+  }
+  backend->destroy(*handle);
+  if (error != Error::Ok) raise_runtime_error(error, "executing an EthosUBackend payload");
+  return last_counters();
+}
+
+}  // namespace
+
+void register_ethos_u_bindings(nb::module_& m) {
+  // A second import in the same process finds it registered already, which is fine.
+  const Error registered = ethos_u::register_ethos_u_backend_with_virtual_npu();
+  if (registered != Error::Ok && registered != Error::RegistrationAlreadyRegistered) {
+    throw std::runtime_error(std::string("kiln: registering the EthosUBackend failed: ") +
+                             error_name(registered));
+  }
+  m.def("ethos_u_counters", &last_counters,
+        "What the virtual NPU did in the last EthosUBackend delegate call: operations, "
+        "dma_transfers, macs, element_ops, commands, bytes_read/bytes_written per region "
+        "(index 8 = the NPU's internal memory).");
+  m.def("ethos_u_record_ops", &record_ops, nb::arg("max_records"),
+        "Record up to max_records operations per delegate call from now on (0 stops).");
+  m.def("ethos_u_run_payload", &run_payload, nb::arg("payload"), nb::arg("compile_specs"),
+        nb::arg("inputs"), nb::arg("outputs"),
+        "Runs one EthosUBackend payload (a .pte delegate blob) through the delegate's init and "
+        "execute on the virtual NPU: inputs are int arrays in the program's layout, outputs "
+        "preallocated arrays (program shapes and dtypes) filled in place. Returns the counters.");
+  m.def("ethos_u_op_records", &last_op_records,
+        "One dict per operation of the last delegate call (kind, mode, command_index, macs, "
+        "bytes_read, bytes_written), when recording is on.");
+}
+
+}  // namespace kiln::python

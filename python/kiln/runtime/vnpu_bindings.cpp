@@ -1,0 +1,141 @@
+// Python hook for the virtual Ethos-U: run a Vela command stream against caller-owned
+// regions (bytearrays, written in place) and get the PMU-style counters back. Registered on
+// kiln._runtime by register_vnpu_bindings(); kiln.backends.arm.vnpu wraps it.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+
+#include "backends/arm/vnpu/commands.h"
+#include "backends/arm/vnpu/scratch_arena.h"
+#include "backends/arm/vnpu/virtual_npu.h"
+#include "backends/arm/vnpu/weight_decoder.h"
+#include "runtime/core/error.h"
+
+namespace nb = nanobind;
+
+namespace kiln::python {
+namespace {
+
+[[noreturn]] void raise_runtime_error(Error error, const std::string& context) {
+  nb::module_ runtime = nb::module_::import_("kiln._runtime");
+  nb::list log;
+  for (nb::handle record : nb::list(runtime.attr("take_log")())) log.append(record[1]);
+  nb::object error_type = nb::module_::import_("kiln.runtime.errors").attr("KilnRuntimeError");
+  nb::object exc = error_type(error_name(error), static_cast<uint32_t>(error), log, context);
+  PyErr_SetObject(error_type.ptr(), exc.ptr());
+  throw nb::python_error();
+}
+
+nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string& arch, int macs,
+                  uint64_t max_operations, uint64_t max_macs) {
+  vnpu::Config config;
+  const std::string target = arch + "-" + std::to_string(macs);
+  if (!vnpu::config_from_target_name(target.c_str(), &config)) {
+    throw nb::value_error(("unknown Ethos-U configuration '" + target +
+                           "' (ethos-u55-32/64/128/256, ethos-u65-256/512)").c_str());
+  }
+  if (max_operations > 0) config.max_operations = max_operations;
+  if (max_macs > 0) config.max_macs = max_macs;
+  if (command_stream.size() % 4 != 0) {
+    throw nb::value_error("command_stream length is not a multiple of 4 bytes");
+  }
+  std::vector<uint32_t> words(command_stream.size() / 4);
+  std::memcpy(words.data(), command_stream.c_str(), command_stream.size());
+  if (regions.size() > vnpu::kMaxRegions) throw nb::value_error("more than 8 regions");
+  vnpu::Region bound[vnpu::kMaxRegions];
+  for (size_t i = 0; i < regions.size(); ++i) {
+    nb::handle item = regions[i];
+    if (item.is_none()) continue;
+    if (!nb::isinstance<nb::bytearray>(item)) {
+      throw nb::type_error("regions must be bytearray or None");
+    }
+    nb::bytearray array = nb::borrow<nb::bytearray>(item);
+    bound[i] = vnpu::Region{reinterpret_cast<uint8_t*>(array.data()), array.size()};
+  }
+  std::vector<uint8_t> work(vnpu::kRecommendedWorkMemoryBytes);
+  std::vector<vnpu::OpRecord> records(4096);
+  vnpu::VirtualNpu npu(config, Span<uint8_t>(work.data(), work.size()));
+  vnpu::Counters counters;
+  size_t num_records = 0;
+  Error err;
+  {
+    nb::gil_scoped_release release;
+    err = npu.run(Span<const uint32_t>(words.data(), words.size()),
+                  Span<const vnpu::Region>(bound, regions.size()), &counters,
+                  Span<vnpu::OpRecord>(records.data(), records.size()), &num_records);
+  }
+  if (err != Error::Ok) raise_runtime_error(err, "running a command stream on the virtual " + target);
+  nb::dict out;
+  out["operations"] = counters.operations;
+  out["dma_transfers"] = counters.dma_transfers;
+  out["macs"] = counters.macs;
+  out["element_ops"] = counters.element_ops;
+  out["commands"] = counters.commands;
+  nb::list read, written;
+  for (size_t i = 0; i <= vnpu::kMaxRegions; ++i) {
+    read.append(counters.bytes_read[i]);
+    written.append(counters.bytes_written[i]);
+  }
+  out["bytes_read"] = read;
+  out["bytes_written"] = written;
+  nb::list ops;
+  for (size_t i = 0; i < num_records && i < records.size(); ++i) {
+    nb::dict op;
+    op["kind"] = records[i].kind;
+    op["mode"] = records[i].mode;
+    op["command_index"] = records[i].command_index;
+    op["macs"] = records[i].macs;
+    op["bytes_read"] = records[i].bytes_read;
+    op["bytes_written"] = records[i].bytes_written;
+    ops.append(op);
+  }
+  out["ops"] = ops;
+  return out;
+}
+
+// The weight stream decoder alone, for checking it against Vela's mlw_codec.
+nb::list decode_weights(nb::bytes stream, size_t max_weights) {
+  std::vector<int16_t> out(max_weights);
+  std::vector<uint8_t> work(1u << 20);
+  vnpu::ScratchArena arena(Span<uint8_t>(work.data(), work.size()));
+  size_t count = 0;
+  Error err = vnpu::decode_weight_stream(
+      Span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.c_str()), stream.size()),
+      Span<int16_t>(out.data(), out.size()), arena, &count);
+  if (err != Error::Ok) raise_runtime_error(err, "decoding a weight stream");
+  nb::list values;
+  for (size_t i = 0; i < count; ++i) values.append(out[i]);
+  return values;
+}
+
+// {"NPU_OP_CONV": (0, 0x002), "NPU_SET_IFM_BASE0": (1, 0x000), ...}: (cmd1?, code).
+nb::dict command_codes() {
+  nb::dict out;
+  for (uint32_t code = 0; code < 0x400; ++code) {
+    if (vnpu::is_known_cmd0(code)) out[vnpu::cmd0_name(code)] = nb::make_tuple(0, code);
+    if (vnpu::is_known_cmd1(code)) out[vnpu::cmd1_name(code)] = nb::make_tuple(1, code);
+  }
+  return out;
+}
+
+}  // namespace
+
+void register_vnpu_bindings(nb::module_& m) {
+  m.def("run_vela", &run_vela, nb::arg("command_stream"), nb::arg("regions"),
+        nb::arg("arch") = "ethos-u55", nb::arg("macs") = 128, nb::arg("max_operations") = 0,
+        nb::arg("max_macs") = 0,
+        "Runs a Vela command stream (COP1 payload or bare commands) on the virtual Ethos-U. "
+        "regions[i] is region i (bytearray, written in place, or None). arch is 'ethos-u55' "
+        "or 'ethos-u65'. Returns the counters: operations, dma_transfers, macs, element_ops, "
+        "commands, bytes_read/bytes_written per region (index 8 = internal memory), ops "
+        "(one dict per operation). Raises KilnRuntimeError with the NPU's reason.");
+  m.def("vnpu_decode_weights", &decode_weights, nb::arg("stream"), nb::arg("max_weights"),
+        "Decodes an Ethos-U55/U65 compressed weight stream (at most max_weights values).");
+  m.def("vnpu_command_codes", &command_codes,
+        "The virtual NPU's command definitions: {name: (is_cmd1, code)}.");
+}
+
+}  // namespace kiln::python

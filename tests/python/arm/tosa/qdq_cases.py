@@ -1,0 +1,202 @@
+"""Tiny fake-quantized modules with explicit PT2E q/dq calls, for the TOSA/Vela tests.
+
+Each case is a float ``body`` between ``dequantize_per_tensor`` of its int8 inputs and
+``quantize_per_tensor`` of its result, with int8 per-channel weights dequantized by
+``dequantize_per_channel`` - the reference form the lowering takes, built without
+Kiln's quantizer so these tests do not depend on it. ``calibrate`` picks the
+activation quantization from float sample inputs (min/max, asymmetric int8).
+
+This file is loaded by the conftest files with importlib (no package, see COMMON.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+import torchao.quantization.pt2e  # noqa: F401  (registers torch.ops.quantized_decomposed)
+
+qd = torch.ops.quantized_decomposed
+
+
+def affine_qparams(t: torch.Tensor) -> tuple[float, int]:
+    """Asymmetric int8 parameters covering t's range (and 0)."""
+    lo, hi = min(float(t.min()), 0.0), max(float(t.max()), 0.0)
+    scale = max((hi - lo) / 255.0, 1e-6)
+    zero_point = int(np.clip(round(-128 - lo / scale), -128, 127))
+    return float(np.float32(scale)), zero_point
+
+
+def dq(x: torch.Tensor, qparams: tuple[float, int]) -> torch.Tensor:
+    return qd.dequantize_per_tensor(x, qparams[0], qparams[1], -128, 127, torch.int8)
+
+
+def q(x: torch.Tensor, qparams: tuple[float, int]) -> torch.Tensor:
+    return qd.quantize_per_tensor(x, qparams[0], qparams[1], -128, 127, torch.int8)
+
+
+class QWeight(torch.nn.Module):
+    """Symmetric per-output-channel int8 weights (what a PT2E quantizer produces)."""
+
+    def __init__(self, weight: torch.Tensor, per_tensor: bool = False) -> None:
+        super().__init__()
+        dims = tuple(range(1, weight.dim()))
+        amax = weight.abs().amax() if per_tensor else weight.abs().amax(dim=dims)
+        scales = (torch.clamp(amax, min=1e-8) / 127.0).to(torch.float32).reshape(-1)
+        if per_tensor:
+            scales = scales.expand(weight.shape[0]).clone()
+        shape = (-1,) + (1,) * (weight.dim() - 1)
+        self.register_buffer("q", torch.clamp(torch.round(weight / scales.reshape(shape)), -127, 127).to(torch.int8))
+        self.register_buffer("scales", scales)
+        self.register_buffer("zero_points", torch.zeros_like(scales, dtype=torch.int64))
+
+    def forward(self) -> torch.Tensor:
+        return qd.dequantize_per_channel(self.q, self.scales, self.zero_points, 0, -127, 127, torch.int8)
+
+
+class QCase(torch.nn.Module):
+    """``forward(*int8) = quantize(body(*dequantize(int8)))``."""
+
+    def __init__(self, body: Callable[..., torch.Tensor], share_output: bool = False,
+                 **modules: torch.nn.Module) -> None:
+        super().__init__()
+        self.body_fn = body
+        self.share_output = share_output  # output keeps the input's quantization (as for relu)
+        for name, module in modules.items():
+            self.add_module(name, module)
+        self.in_qparams: list[tuple[float, int]] = []
+        self.out_qparams: tuple[float, int] = (1.0, 0)
+
+    def body(self, *xs: torch.Tensor) -> torch.Tensor:
+        return self.body_fn(self, *xs)
+
+    def calibrate(self, *floats: torch.Tensor) -> list[torch.Tensor]:
+        """Sets the quantization from float samples; returns the int8 inputs."""
+        self.in_qparams = [affine_qparams(x) for x in floats]
+        ints = [q(x, p) for x, p in zip(floats, self.in_qparams)]
+        with torch.no_grad():
+            y = self.body(*[dq(x, p) for x, p in zip(ints, self.in_qparams)])
+        self.out_qparams = self.in_qparams[0] if self.share_output else affine_qparams(y)
+        return ints
+
+    def forward(self, *xs: torch.Tensor) -> torch.Tensor:
+        real = [dq(x, p) for x, p in zip(xs, self.in_qparams)]
+        return q(self.body(*real), self.out_qparams)
+
+
+def export_graph(module: torch.nn.Module, inputs: Sequence[torch.Tensor]) -> torch.fx.GraphModule:
+    """torch.export -> core ATen -> a standalone GraphModule (constants as get_attr)."""
+    ep = torch.export.export(module.eval(), tuple(inputs)).run_decompositions()
+    return ep.module(check_guards=False)
+
+
+def cut_quantized(program: torch.export.ExportedProgram) -> torch.fx.GraphModule:
+    """The delegated part of a quantized program: everything between the input
+    quantize nodes and the output dequantize nodes, as a standalone GraphModule
+    (a stand-in for 3C's partitioner, which makes the real cuts)."""
+    gm = program.module(check_guards=False)
+    graph = gm.graph
+    first = next(iter(graph.nodes))
+    for node in [n for n in graph.nodes if n.op == "placeholder"]:
+        quantizes = [u for u in node.users if u.target == qd.quantize_per_tensor.default]
+        assert len(quantizes) == 1 and len(node.users) == 1, f"input {node.name} is not quantized once"
+        with graph.inserting_before(first):
+            replacement = graph.placeholder(f"{node.name}_int8")
+        replacement.meta["val"] = quantizes[0].meta["val"]
+        quantizes[0].replace_all_uses_with(replacement)
+        graph.erase_node(quantizes[0])
+        graph.erase_node(node)
+    output = graph.output_node()
+    results = output.args[0] if isinstance(output.args[0], (tuple, list)) else (output.args[0],)
+    outputs = []
+    for result in results:
+        assert result.target == qd.dequantize_per_tensor.default, f"output {result.name} is not dequantized"
+        outputs.append(result.args[0])
+    output.args = (tuple(outputs),)
+    graph.eliminate_dead_code()
+    gm.recompile()
+    return gm
+
+
+def dequantize_np(x: np.ndarray, qparams: tuple[float, int]) -> np.ndarray:
+    return (x.astype(np.float32) - qparams[1]) * qparams[0]
+
+
+# ----------------------------------------------------------------------------- cases
+def _conv(groups: int = 1, stride: int = 1, padding: int = 1, bias: bool = True, act: str = "relu",
+          cin: int = 4, cout: int = 8, k: int = 3, dilation: int = 1) -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(cin, cout, k, stride, padding, dilation=dilation, groups=groups, bias=bias)
+    activation = {"relu": F.relu, "relu6": lambda t: F.hardtanh(t, 0.0, 6.0), "none": lambda t: t}[act]
+
+    def body(self: QCase, x: torch.Tensor) -> torch.Tensor:
+        b = self.bias if hasattr(self, "bias") else None
+        return activation(F.conv2d(x, self.w(), b, stride, padding, dilation, groups))
+
+    case = QCase(body, w=QWeight(conv.weight.detach()))
+    if bias:
+        case.register_buffer("bias", conv.bias.detach().clone())
+    return case, [torch.randn(1, cin, 9, 10)]
+
+
+def _linear(rank: int = 2, act: str = "none") -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(1)
+    fc = torch.nn.Linear(16, 10)
+    activation = {"relu": F.relu, "none": lambda t: t}[act]
+    case = QCase(lambda self, x: activation(F.linear(x, self.w(), self.bias)), w=QWeight(fc.weight.detach()))
+    case.register_buffer("bias", fc.bias.detach().clone())
+    shape = (3, 16) if rank == 2 else (2, 5, 16)
+    return case, [torch.randn(*shape)]
+
+
+def _binary(op: Callable[[torch.Tensor, torch.Tensor], torch.Tensor], broadcast: bool = False
+            ) -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(2)
+    other = (1, 6, 1, 1) if broadcast else (1, 6, 5, 7)
+    return QCase(lambda self, a, b: op(a, b)), [torch.randn(1, 6, 5, 7) * 2, torch.rand(*other)]
+
+
+def _unary(fn: Callable[[torch.Tensor], torch.Tensor], scale: float = 3.0, shape: Sequence[int] = (1, 5, 6, 7),
+           share_output: bool = False) -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(3)
+    return QCase(lambda self, x: fn(x), share_output=share_output), [torch.randn(*shape) * scale]
+
+
+CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
+    "conv_relu": lambda: _conv(),
+    "conv_stride2_nobias": lambda: _conv(stride=2, bias=False, act="none"),
+    "conv_relu6_dilated": lambda: _conv(act="relu6", dilation=2, padding=2),
+    "conv_1x1": lambda: _conv(k=1, padding=0, act="none"),
+    "conv_1x1_stride2_crop": lambda: _conv(k=1, padding=0, stride=2, act="none"),
+    "depthwise": lambda: _conv(groups=4, cin=4, cout=4, act="relu6"),
+    "depthwise_multiplier2": lambda: _conv(groups=4, cin=4, cout=8, stride=2),
+    "grouped_conv": lambda: _conv(groups=2, cin=4, cout=6),
+    "linear": lambda: _linear(),
+    "linear_rank3_relu": lambda: _linear(rank=3, act="relu"),
+    "add": lambda: _binary(torch.add),
+    "add_broadcast": lambda: _binary(torch.add, broadcast=True),
+    "sub": lambda: _binary(torch.sub),
+    "mul": lambda: _binary(torch.mul),
+    "relu": lambda: _unary(F.relu),
+    "relu_shared_qparams": lambda: _unary(F.relu, share_output=True),
+    "relu6_shared_qparams": lambda: _unary(lambda t: F.hardtanh(t, 0.0, 6.0), scale=5.0, share_output=True),
+    "bmm": lambda: (QCase(lambda self, a, b: torch.bmm(a, b)), [torch.randn(2, 4, 8), torch.randn(2, 8, 3)]),
+    "hardtanh": lambda: _unary(lambda t: F.hardtanh(t, -1.0, 2.5)),
+    "sigmoid": lambda: _unary(torch.sigmoid),
+    "tanh": lambda: _unary(torch.tanh),
+    "hardswish": lambda: _unary(F.hardswish),
+    "max_pool": lambda: _unary(lambda t: F.max_pool2d(t, 3, 2, 1), shape=(1, 4, 9, 9)),
+    "avg_pool": lambda: _unary(lambda t: F.avg_pool2d(t, 2, 2), shape=(1, 4, 8, 8)),
+    "avg_pool_padded": lambda: _unary(lambda t: F.avg_pool2d(t, 3, 1, 1), shape=(1, 4, 6, 6)),
+    "mean_hw": lambda: _unary(lambda t: t.mean(dim=(2, 3), keepdim=True), shape=(1, 8, 7, 7)),
+    "global_pool_flatten": lambda: _unary(lambda t: torch.flatten(t.mean(dim=(-1, -2)), 1), shape=(1, 8, 7, 7)),
+    "concat": lambda: _binary(lambda a, b: torch.cat([a, b], dim=1)),
+    "flatten": lambda: _unary(lambda t: torch.flatten(t, 1), shape=(1, 3, 4, 5)),
+    "permute": lambda: _unary(lambda t: t.permute(0, 2, 1, 3), shape=(1, 3, 4, 5)),
+    "view_rank3": lambda: _unary(lambda t: t.reshape(1, 12, 5), shape=(1, 3, 4, 5)),
+    "pad": lambda: _unary(lambda t: F.pad(t, (1, 2, 0, 1)), shape=(1, 3, 4, 5)),
+    "upsample_nearest": lambda: _unary(lambda t: F.interpolate(t, scale_factor=2, mode="nearest"),
+                                       shape=(1, 3, 4, 5)),
+}

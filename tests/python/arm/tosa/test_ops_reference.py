@@ -1,0 +1,85 @@
+"""Every TOSA operator Kiln emits: the reference model accepts the graph and matches the
+fake-quantized PyTorch module (its own q/dq arithmetic) on the same int8 inputs.
+
+Tolerances (output steps):
+* 0 - data movement (TRANSPOSE, RESHAPE, PAD, CONCAT of equal quantization, MAX_POOL2D,
+  RESIZE), CLAMP (quantization is monotone) and TABLE (built by running the module's
+  own float ops and quantize on all 256 codes): exact by construction.
+* 1 - anything with a RESCALE of a sum: TOSA rounds half up with a 31-bit multiplier,
+  PyTorch rounds a float32 result half to even; the two differ when the float result
+  lies within float32 noise of a .5 boundary. AVG_POOL2D also divides with a 32-bit
+  reciprocal.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+# case -> (TOSA ops that must be in the graph, tolerance in output steps)
+EXPECTED: dict[str, tuple[set[str], int]] = {
+    "conv_relu": ({"CONV2D", "RESCALE"}, 1),
+    "conv_stride2_nobias": ({"CONV2D", "RESCALE"}, 1),
+    "conv_relu6_dilated": ({"CONV2D", "RESCALE"}, 1),
+    "conv_1x1": ({"CONV2D", "RESCALE"}, 1),
+    "conv_1x1_stride2_crop": ({"SLICE", "CONV2D", "RESCALE"}, 1),  # unread last column is sliced off
+    "depthwise": ({"DEPTHWISE_CONV2D", "RESCALE"}, 1),
+    "depthwise_multiplier2": ({"DEPTHWISE_CONV2D", "RESCALE"}, 1),
+    "grouped_conv": ({"SLICE", "CONV2D", "CONCAT", "RESCALE"}, 1),
+    "linear": ({"CONV2D", "RESHAPE", "RESCALE"}, 1),
+    "linear_rank3_relu": ({"CONV2D", "RESHAPE", "RESCALE"}, 1),
+    "bmm": ({"MATMUL", "RESCALE"}, 1),
+    "add": ({"ADD", "RESCALE"}, 1),
+    "add_broadcast": ({"ADD", "RESCALE"}, 1),
+    "sub": ({"SUB", "RESCALE"}, 1),
+    "mul": ({"MUL", "RESCALE"}, 1),
+    "relu": ({"RESCALE"}, 1),
+    "relu_shared_qparams": ({"CLAMP"}, 0),
+    "relu6_shared_qparams": ({"CLAMP"}, 0),
+    "hardtanh": ({"RESCALE"}, 1),
+    "sigmoid": ({"TABLE"}, 0),
+    "tanh": ({"TABLE"}, 0),
+    "hardswish": ({"TABLE"}, 0),
+    "max_pool": ({"MAX_POOL2D"}, 1),
+    "avg_pool": ({"AVG_POOL2D", "RESCALE"}, 1),
+    "avg_pool_padded": ({"PAD", "AVG_POOL2D", "RESCALE"}, 1),
+    "mean_hw": ({"AVG_POOL2D", "RESCALE"}, 1),
+    "global_pool_flatten": ({"AVG_POOL2D", "RESHAPE"}, 1),
+    "concat": ({"CONCAT"}, 1),
+    "flatten": ({"TRANSPOSE", "RESHAPE"}, 0),
+    "permute": ({"TRANSPOSE"}, 0),
+    "view_rank3": ({"TRANSPOSE", "RESHAPE"}, 0),
+    "pad": ({"PAD"}, 0),
+    "upsample_nearest": ({"RESIZE"}, 0),
+}
+
+
+def test_every_case_has_an_expectation(qdq) -> None:
+    assert set(EXPECTED) == set(qdq.CASES)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_reference_matches_fake_quant(name: str, lowered_case) -> None:
+    case, ints, _, subgraph = lowered_case(name)
+    ops, tolerance = EXPECTED[name]
+    assert ops <= set(subgraph.op_counts), f"{name}: {subgraph.op_counts}"
+    (result,) = subgraph.run_reference([x.numpy() for x in ints])
+    expected = case(*ints).numpy()
+    assert result.shape == expected.shape and result.dtype == np.int8
+    difference = np.abs(result.astype(np.int32) - expected.astype(np.int32))
+    assert difference.max() <= tolerance, f"{name}: max diff {difference.max()}"
+    # Off-by-one results are rounding coincidences, not a bias: few and both ways.
+    assert (difference > 0).mean() <= 0.05, f"{name}: {(difference > 0).mean():.1%} of outputs differ"
+    assert len(np.unique(expected)) > 3, "the case exercises too few output codes to mean anything"
+
+
+def test_graph_is_tosa_1_0_final(lowered_case, tmp_path) -> None:
+    """Vela 5.2 takes TOSA 1.0.0 (not the serializer's default 1.1 draft)."""
+    import tosa_serializer as ts
+
+    _, _, _, subgraph = lowered_case("conv_relu")
+    path = tmp_path / "conv.tosa"
+    path.write_bytes(subgraph.flatbuffer)
+    reader = ts.TosaSerializer()
+    assert reader.loadTosaFlatbuffer(str(path))
+    assert reader.getGraphTosaVersion().to_string() == "1.0.0"

@@ -1,0 +1,216 @@
+"""EthosUBackend delegate end to end: Kiln-compiled delegated programs run on the host
+through the virtual NPU, and the delegate's output equals the TOSA reference model's.
+
+The reference is independent of the runtime under test: the TOSA graph Kiln lowered
+(``TosaSubgraph.run_reference``, Arm's reference model). Inputs are chosen on the input's
+quantization grid, so that quantizing them on the CPU is exact and "program output ==
+dequantize(TOSA reference output)" can be asserted bit for bit.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+pytest.importorskip("tosa_reference_model")
+pytest.importorskip("ethosu.regor")
+
+import kiln  # noqa: E402
+from kiln import _runtime  # noqa: E402
+from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer  # noqa: E402
+from kiln.backends.arm.partitioner import EthosUPartitioner  # noqa: E402
+from kiln.runtime import Runtime  # noqa: E402
+
+_NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
+
+
+class AllOnNpu(torch.nn.Module):
+    """Convolution, depthwise convolution, pooling: every node delegates, so the program's
+    output is the dequantized delegate output. The output, [1, 6, 6, 6], reads the same as
+    NCHW and NHWC: the runtime must take the layout from the program (io_layout)."""
+
+    def __init__(self, residual: bool = False) -> None:
+        super().__init__()
+        self.residual = residual
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.pool = torch.nn.MaxPool2d(2)
+        self.project = torch.nn.Conv2d(8, 6, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv(x))
+        z = torch.relu(self.depthwise(y))
+        if self.residual:
+            z = z + y
+        return self.project(self.pool(z))
+
+
+@dataclass
+class Delegated:
+    """A delegated program and what produced it."""
+
+    program_bytes: bytes
+    report: Any  # kiln.export.delegate.CompileReport
+    inputs: tuple[torch.Tensor, ...]
+
+
+def _export(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...], target: str, nhwc_io: bool = False) -> Delegated:
+    spec = EthosUCompileSpec(target)
+    generator = torch.Generator().manual_seed(1)
+    samples = [inputs] + [tuple(torch.randn(x.shape, generator=generator) for x in inputs) for _ in range(3)]
+    quantized = kiln.quantize(model, inputs, EthosUQuantizer(spec), samples, progress=False)
+    program = kiln.export(quantized, inputs, partitioner=EthosUPartitioner(spec, nhwc_io=nhwc_io))
+    assert program.compile_report is not None and program.compile_report.delegates, "nothing was delegated"
+    return Delegated(program.to_bytes(), program.compile_report, inputs)
+
+
+@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256"])
+def all_on_npu(request: pytest.FixtureRequest) -> Delegated:
+    torch.manual_seed(0)
+    model = AllOnNpu().eval()
+    return _export(model, (torch.randn(1, 3, 12, 12),), request.param)
+
+
+@pytest.fixture(scope="module")
+def smallcnn() -> Delegated:
+    import kiln.models
+
+    model, inputs = kiln.models.get("smallcnn")
+    return _export(model, inputs, "ethos-u55-128")
+
+
+def _on_grid(shape: tuple[int, ...], scale: float, zero_point: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(int8 values, the float32 values that quantize to them exactly)."""
+    q = np.random.default_rng(seed).integers(-128, 128, size=shape).astype(np.int8)
+    x = (q.astype(np.float32) - np.float32(zero_point)) * np.float32(scale)
+    return q, x
+
+
+def _dequantize(q: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    # The same float32 arithmetic as the dequantize kernel: (q - zp) * scale.
+    return (q.astype(np.float32) - np.float32(zero_point)) * np.float32(scale)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_program_output_is_the_dequantized_tosa_reference(all_on_npu: Delegated, seed: int) -> None:
+    (delegate,) = all_on_npu.report.delegates
+    tosa = delegate.preprocessed.tosa
+    (tin,), (tout,) = tosa.inputs, tosa.outputs
+    q, x = _on_grid(tin.shape, tin.scale, tin.zero_point, seed)
+    (got,) = Runtime().load_program(all_on_npu.program_bytes).load_method("forward").execute([x])
+    (reference,) = tosa.run_reference([q])
+    expected = _dequantize(reference, tout.scale, tout.zero_point)
+    assert got.shape == expected.shape
+    mismatched = int(np.count_nonzero(np.asarray(got) != expected))
+    assert mismatched == 0, f"{mismatched} of {expected.size} outputs differ from the TOSA reference"
+    counters = _runtime.ethos_u_counters()
+    assert counters["operations"] >= 3 and counters["macs"] > 0
+
+
+def test_payloads_run_bit_exact_on_random_int8_inputs(all_on_npu: Delegated, smallcnn: Delegated) -> None:
+    for delegated in (all_on_npu, smallcnn):
+        for delegate in delegated.report.delegates:
+            pre = delegate.preprocessed
+            for seed in range(3):
+                inputs = [np.random.default_rng(seed).integers(-128, 128, size=io.shape).astype(_NUMPY[io.dtype])
+                          for io in pre.tosa.inputs]
+                outputs = [np.zeros(io.shape, dtype=_NUMPY[io.dtype]) for io in pre.tosa.outputs]
+                _runtime.ethos_u_run_payload(pre.blob, [(k, bytes(v)) for k, v in pre.compile_specs], inputs, outputs)
+                for got, expected in zip(outputs, pre.tosa.run_reference(inputs)):
+                    np.testing.assert_array_equal(got, expected, err_msg=f"{delegate.name}, seed {seed}")
+
+
+def test_method_allocator_size_includes_the_npu_arena(smallcnn: Delegated) -> None:
+    program = Runtime().load_program(smallcnn.program_bytes)
+    meta = program.method_meta("forward")
+    (delegate,) = smallcnn.report.delegates
+    assert meta.method_allocator_size >= delegate.preprocessed.vela.scratch_size
+    # The method loads in exactly that much memory (the runtime sizes it from MethodMeta).
+    program.load_method("forward").execute(list(smallcnn.inputs))
+
+
+def test_residual_add_runs_bit_exact() -> None:
+    # Vela fuses the add's RESCALEs into an ADD that scales one operand (OPA_32/OPB_32); the
+    # other operand is shifted left by 19 bits, not multiplied by OPB_SCALE (issue 4C).
+    torch.manual_seed(0)
+    delegated = _export(AllOnNpu(residual=True).eval(), (torch.randn(1, 3, 12, 12),), "ethos-u55-128")
+    (delegate,) = delegated.report.delegates
+    pre = delegate.preprocessed
+    inputs = [np.random.default_rng(0).integers(-128, 128, size=io.shape).astype(np.int8) for io in pre.tosa.inputs]
+    outputs = [np.zeros(io.shape, dtype=np.int8) for io in pre.tosa.outputs]
+    _runtime.ethos_u_run_payload(pre.blob, [(k, bytes(v)) for k, v in pre.compile_specs], inputs, outputs)
+    np.testing.assert_array_equal(outputs[0], pre.tosa.run_reference(inputs)[0])
+
+
+def test_kiln_run_executes_a_delegated_program(smallcnn: Delegated, tmp_path: Path) -> None:
+    pte = tmp_path / "smallcnn_u55.pte"
+    pte.write_bytes(smallcnn.program_bytes)
+    x = smallcnn.inputs[0].numpy()
+    np.save(tmp_path / "x.npy", x)
+    result = subprocess.run(
+        [sys.executable, "-m", "kiln.cli.run", str(pte), "--input", str(tmp_path / "x.npy"),
+         "--output-dir", str(tmp_path)],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "ethos-u (virtual NPU" in result.stdout
+    got = np.load(tmp_path / "output_0.npy")
+    (expected,) = Runtime().load_program(smallcnn.program_bytes).load_method("forward").execute([x])
+    np.testing.assert_array_equal(got, expected)  # the same runtime through both hooks
+
+
+def test_malformed_payload_is_a_named_error(smallcnn: Delegated) -> None:
+    (delegate,) = smallcnn.report.delegates
+    pre = delegate.preprocessed
+    inputs = [np.zeros(io.shape, dtype=_NUMPY[io.dtype]) for io in pre.tosa.inputs]
+    outputs = [np.zeros(io.shape, dtype=_NUMPY[io.dtype]) for io in pre.tosa.outputs]
+    with pytest.raises(kiln.runtime.KilnRuntimeError) as error:
+        _runtime.ethos_u_run_payload(pre.blob[: len(pre.blob) // 2], [], inputs, outputs)
+    assert error.value.error_name == "DelegatePayloadTruncated"
+
+
+@pytest.fixture(scope="module")
+def mv2() -> Delegated:
+    import kiln.models
+
+    model, inputs = kiln.models.get("mv2")
+    return _export(model.eval(), tuple(inputs), "ethos-u55-128")
+
+
+@pytest.mark.slow
+def test_mv2_runs_bit_exact(mv2: Delegated) -> None:
+    """MobileNetV2's delegate (every layer up to the 1280 features, residual adds included)
+    equals the TOSA reference model bit for bit on random int8 inputs."""
+    (delegate,) = mv2.report.delegates
+    pre = delegate.preprocessed
+    for seed in range(2):
+        inputs = [np.random.default_rng(seed).integers(-128, 128, size=io.shape).astype(_NUMPY[io.dtype])
+                  for io in pre.tosa.inputs]
+        outputs = [np.zeros(io.shape, dtype=_NUMPY[io.dtype]) for io in pre.tosa.outputs]
+        _runtime.ethos_u_run_payload(pre.blob, [(k, bytes(v)) for k, v in pre.compile_specs], inputs, outputs)
+        for got, expected in zip(outputs, pre.tosa.run_reference(inputs)):
+            differ = int(np.count_nonzero(got != expected))
+            assert differ == 0, f"seed {seed}: {differ} of {expected.size} mv2 outputs differ from the TOSA reference"
+
+
+@pytest.mark.slow
+def test_mv2_program_output_is_the_dequantized_tosa_reference(mv2: Delegated) -> None:
+    """The whole network is one delegate (classifier included), so the program's output is
+    dequantize(TOSA reference output), bit for bit."""
+    (delegate,) = mv2.report.delegates
+    tosa = delegate.preprocessed.tosa
+    (tin,), (tout,) = tosa.inputs, tosa.outputs
+    q, x = _on_grid(tin.shape, tin.scale, tin.zero_point, 1)
+    (got,) = Runtime().load_program(mv2.program_bytes).load_method("forward").execute([x])
+    (reference,) = tosa.run_reference([q])
+    expected = _dequantize(reference, tout.scale, tout.zero_point)
+    assert got.shape == expected.shape
+    mismatched = int(np.count_nonzero(np.asarray(got) != expected))
+    assert mismatched == 0, f"{mismatched} of {expected.size} mv2 outputs differ from the TOSA reference"

@@ -1,0 +1,100 @@
+"""ExecuTorch-produced Ethos-U programs run on Kiln's runtime through the virtual NPU.
+
+ExecuTorch 1.5.1's Arm flow (``aot_arm_compiler --delegate --quantize``) compiles a small
+CNN in its own venv; Kiln loads the .pte, runs it, and its output must equal the
+dequantized output of the TOSA reference model on the TOSA graph ExecuTorch lowered (its
+``--intermediates``). ExecuTorch's own host runtime cannot run these programs.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+tosa_reference_model = pytest.importorskip("tosa_reference_model")
+
+from kiln import _runtime  # noqa: E402
+from kiln.program import Program  # noqa: E402
+from kiln.runtime import Runtime  # noqa: E402
+
+pytestmark = [pytest.mark.executorch, pytest.mark.slow]
+
+_MODEL_FILE = '''
+import torch
+
+
+class SmallCnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.conv2 = torch.nn.Conv2d(8, 16, 3, stride=2, padding=1)
+        self.pool = torch.nn.AdaptiveAvgPool2d(1)
+        self.fc = torch.nn.Linear(16, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.conv1(x))
+        x = torch.relu(self.conv2(x))
+        return self.fc(self.pool(x).flatten(1))
+
+
+torch.manual_seed(0)
+ModelUnderTest = SmallCnn().eval()
+ModelInputs = (torch.randn(1, 3, 16, 16),)
+'''
+
+
+@dataclass
+class EtProgram:
+    pte: Path
+    tosa: bytes
+
+
+@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256"])
+def et_program(request: pytest.FixtureRequest, executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> EtProgram:
+    probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
+                           capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip("ExecuTorch's Arm flow needs ethos-u-vela==5.1.0 and tosa-tools==2026.5.0 in its venv "
+                    "(pip install --no-deps)")
+    folder = tmp_path_factory.mktemp(f"et_{request.param}")
+    (folder / "smallcnn_et.py").write_text(_MODEL_FILE)
+    result = subprocess.run(
+        [str(executorch_python), "-m", "executorch.backends.arm.scripts.aot_arm_compiler",
+         "--model_name=smallcnn_et.py", "--delegate", "--quantize", f"--target={request.param}",
+         "--intermediates=inter", "--output=smallcnn_et.pte"],
+        cwd=folder, capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    (tosa_file,) = (folder / "inter").glob("output_tag0_*.tosa")
+    return EtProgram(folder / "smallcnn_et.pte", tosa_file.read_bytes())
+
+
+def _quant_params(program: Program, instruction: int) -> tuple[float, int]:
+    """(scale, zero point) of a quantize/dequantize kernel call: arguments 1 and 2."""
+    plan = program.flatbuffer.executionPlan[0]
+    args = plan.chains[0].instructions[instruction].instrArgs.args
+    return float(plan.values[args[1]].val.doubleVal), int(plan.values[args[2]].val.intVal)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_executorch_program_equals_dequantized_tosa_reference(et_program: EtProgram, seed: int) -> None:
+    program = Program.load(et_program.pte)
+    plan = program.flatbuffer.executionPlan[0]
+    assert [bytes(d.id).decode() for d in plan.delegates] == ["EthosUBackend"]
+    # ExecuTorch's program: quantize (CPU) -> delegate -> dequantize (CPU).
+    in_scale, in_zp = _quant_params(program, 0)
+    out_scale, out_zp = _quant_params(program, 2)
+    q = np.random.default_rng(seed).integers(-128, 128, size=(1, 3, 16, 16)).astype(np.int8)
+    x = (q.astype(np.float32) - np.float32(in_zp)) * np.float32(in_scale)
+    (got,) = Runtime().load_program(et_program.pte).load_method("forward").execute([x])
+    # ExecuTorch's TOSA graph keeps the program's NCHW layout at its boundary.
+    outputs, status = tosa_reference_model.run(et_program.tosa, [q])
+    assert status == tosa_reference_model.GraphStatus.TOSA_VALID
+    reference = np.asarray(outputs[0]).view(np.int8).reshape(got.shape)
+    expected = (reference.astype(np.float32) - np.float32(out_zp)) * np.float32(out_scale)
+    np.testing.assert_array_equal(got, expected)
+    assert _runtime.ethos_u_counters()["operations"] > 0

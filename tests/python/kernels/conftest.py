@@ -1,0 +1,271 @@
+"""Harness of the kernel tests: export a tiny model with Kiln, run it on Kiln's
+runtime, compare with eager PyTorch.
+
+Tests get the harness through the ``check_op`` fixture (pytest runs in importlib
+mode, so test files cannot import helpers from here)::
+
+    def test_relu(check_op):
+        check_op(lambda x: torch.relu(x), (torch.randn(3, 4),), ops=["aten::relu.out"])
+
+    def test_relu_dtypes(check_op):  # variants in one program: one export, not one each
+        check_op.many([(str(d), torch.relu, (torch.ones(3, dtype=d),)) for d in DTYPES],
+                      ops=["aten::relu.out"])
+
+Exports are in memory (Program.to_bytes() -> Runtime.load_program(bytes)). An export
+costs ~0.2 s of CPU whatever the model size, so tests batch their variants with
+``check_op.many``; its failure message names every variant that differs.
+
+Comparison rule: floating outputs need ``max |kiln - torch| <= 1e-5 * max(1, max |torch|)``
+over finite values, with NaN and +-inf in the same places; integer, bool and
+index outputs, and every output of an ``exact=True`` check, must be bit-identical.
+
+Every operator the exported programs call is recorded for the session;
+test_op_coverage.py (moved to the end of the run) checks that together they cover
+the portable kernel table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+import kiln
+from kiln.export import lower_edge_program, program_from_methods
+from kiln.runtime import Runtime
+
+KERNEL_TEST_DIR = Path(__file__).resolve().parent
+COVERAGE_FILE = "test_op_coverage.py"
+
+# Relative float tolerance of the brief: error <= FLOAT_TOLERANCE * max(1, max |reference|).
+FLOAT_TOLERANCE = 1e-5
+
+
+class Lambda(torch.nn.Module):
+    """Wraps a function of tensors so that torch.export can trace it."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        super().__init__()
+        self.function = function
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        return self.function(*inputs)
+
+
+class _Cases(torch.nn.Module):
+    """Several functions side by side: inputs are split among them, outputs concatenated.
+    Functions that are modules become submodules, so their parameters are exported."""
+
+    def __init__(self, functions: Sequence[Callable[..., Any]], input_counts: Sequence[int]) -> None:
+        super().__init__()
+        self.parts = torch.nn.ModuleList(
+            f if isinstance(f, torch.nn.Module) else Lambda(f) for f in functions
+        )
+        self.input_counts = list(input_counts)
+
+    def forward(self, *inputs: torch.Tensor) -> tuple[Any, ...]:
+        results: list[Any] = []
+        start = 0
+        for part, count in zip(self.parts, self.input_counts):
+            results.append(part(*inputs[start : start + count]))
+            start += count
+        return tuple(results)
+
+
+@dataclass
+class OperatorLog:
+    """Operators called by the programs exported in this session, and by which tests."""
+
+    users: dict[str, set[str]] = field(default_factory=dict)
+
+    def record(self, test_id: str, operators: Iterable[str]) -> None:
+        for name in operators:
+            self.users.setdefault(name, set()).add(test_id)
+
+    @property
+    def operators(self) -> set[str]:
+        return set(self.users)
+
+
+def _flatten(value: Any) -> list[Any]:
+    if isinstance(value, (list, tuple)):
+        return [item for element in value for item in _flatten(element)]
+    return [value]
+
+
+def compare(got: torch.Tensor, want: torch.Tensor, *, exact: bool, what: str) -> None:
+    """Raises AssertionError unless `got` matches the eager reference `want` (rule in
+    the module docstring)."""
+
+    def fail(why: str) -> None:
+        raise AssertionError(f"{what}: {why}\n  kiln  {got}\n  eager {want}")
+
+    if not isinstance(got, torch.Tensor):
+        raise AssertionError(f"{what}: kiln returned {type(got).__name__}, not a tensor")
+    if got.dtype != want.dtype:
+        fail(f"dtype {got.dtype}, eager {want.dtype}")
+    if tuple(got.shape) != tuple(want.shape):
+        fail(f"shape {list(got.shape)}, eager {list(want.shape)}")
+    if not want.dtype.is_floating_point:
+        if not torch.equal(got, want):
+            fail("values differ")
+        return
+    got64, want64 = got.double(), want.double()
+    nan_want = torch.isnan(want64)
+    if not torch.equal(torch.isnan(got64), nan_want):
+        fail("NaN at different places")
+    inf_want = torch.isinf(want64)
+    if not torch.equal(torch.isinf(got64), inf_want) or not torch.equal(got64[inf_want], want64[inf_want]):
+        fail("infinities differ")
+    finite = ~(nan_want | inf_want)
+    if not bool(finite.any()):
+        return
+    error = float((got64[finite] - want64[finite]).abs().max())
+    if exact:
+        if error != 0.0:
+            fail(f"not bit-exact (max abs error {error:.3g})")
+        return
+    bound = FLOAT_TOLERANCE * max(1.0, float(want64[finite].abs().max()))
+    if error > bound:
+        fail(f"max abs error {error:.3g} > {bound:.3g}")
+
+
+def export_preserving(
+    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], preserve: Sequence[Any]
+) -> kiln.Program:
+    """kiln.export's stages, with `preserve` left out of the core-ATen decompositions
+    (for kernels of operators torch decomposes by default, e.g. hardswish)."""
+    exported = torch.export.export(module, inputs, strict=False)
+    table = torch.export.default_decompositions()
+    for operator in preserve:
+        table.pop(operator, None)
+    edge = exported.run_decompositions(table)
+    return program_from_methods([lower_edge_program(edge)])
+
+
+@pytest.fixture(scope="session")
+def operator_log() -> OperatorLog:
+    return OperatorLog()
+
+
+class OpChecker:
+    """The ``check_op`` fixture: export, run, compare (see the module docstring)."""
+
+    def __init__(self, log: OperatorLog, test_id: str) -> None:
+        self._log = log
+        self._test_id = test_id
+
+    def __call__(
+        self,
+        model: torch.nn.Module | Callable[..., Any],
+        inputs: Sequence[torch.Tensor],
+        *,
+        ops: Iterable[str],
+        exact: bool = False,
+        preserve: Sequence[Any] = (),
+    ) -> list[torch.Tensor]:
+        """Checks one model. model: an nn.Module or a function of the inputs. ops:
+        out-variant operators the program must call (so the test exercises the kernel
+        it is about). exact: compare floats bit for bit. preserve: OpOverloads to keep
+        out of the core-ATen decompositions. Returns Kiln's outputs."""
+        module = model if isinstance(model, torch.nn.Module) else Lambda(model)
+        module = module.eval()
+        inputs = tuple(inputs)
+        with torch.no_grad():
+            reference = _flatten(module(*(t.clone() for t in inputs)))
+        outputs = self._export_and_run(module, inputs, ops, preserve)
+        assert len(outputs) == len(reference), f"{len(outputs)} outputs, eager has {len(reference)}"
+        for index, (got, want) in enumerate(zip(outputs, reference)):
+            compare(got, want, exact=exact, what=f"output {index}")
+        return outputs
+
+    def many(
+        self,
+        cases: Sequence[tuple[str, Callable[..., Any], Sequence[torch.Tensor]]],
+        *,
+        ops: Iterable[str],
+        exact: bool = False,
+        preserve: Sequence[Any] = (),
+    ) -> None:
+        """Checks several (label, function, inputs) cases compiled into one program:
+        one export instead of one per variant keeps the suite fast. Each case is
+        compared on its own and failures name its label."""
+        module = _Cases([function for _, function, _ in cases], [len(inputs) for _, _, inputs in cases]).eval()
+        flat_inputs = tuple(t for _, _, inputs in cases for t in inputs)
+        labelled_reference: list[tuple[str, torch.Tensor]] = []
+        with torch.no_grad():
+            for label, function, inputs in cases:
+                outs = _flatten(function(*(t.clone() for t in inputs)))
+                labelled_reference += [(label if len(outs) == 1 else f"{label}[{i}]", o) for i, o in enumerate(outs)]
+        outputs = self._export_and_run(module, flat_inputs, ops, preserve)
+        assert len(outputs) == len(labelled_reference), f"{len(outputs)} outputs, eager has {len(labelled_reference)}"
+        failures: list[str] = []
+        for got, (label, want) in zip(outputs, labelled_reference):
+            try:
+                compare(got, want, exact=exact, what=label)
+            except AssertionError as error:
+                failures.append(str(error))
+        if failures:  # every failing case at once: one wrong variant does not hide the others
+            count = f"{len(failures)} of {len(labelled_reference)} cases differ from eager"
+            raise AssertionError(count + ":\n" + "\n".join(failures))
+
+    def _export_and_run(
+        self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], ops: Iterable[str], preserve: Sequence[Any]
+    ) -> list[torch.Tensor]:
+        if preserve:
+            program = export_preserving(module, inputs, preserve)
+        else:
+            program = kiln.export(module, inputs)
+        self._log.record(self._test_id, program.operators)
+        missing = [name for name in ops if name not in program.operators]
+        assert not missing, f"program does not call {missing}; it calls {program.operators}"
+        method = Runtime.get().load_program(program.to_bytes()).load_method("forward")
+        return method.execute(list(inputs))
+
+
+@pytest.fixture
+def check_op(operator_log: OperatorLog, request: pytest.FixtureRequest) -> OpChecker:
+    """check_op(model, inputs, ops=[...]) or check_op.many([(label, fn, inputs), ...], ops=[...])."""
+    return OpChecker(operator_log, request.node.nodeid)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Runs test_op_coverage.py after every op test, whose programs it inspects."""
+    last = [item for item in items if item.path.name == COVERAGE_FILE]
+    if last:
+        items[:] = [item for item in items if item.path.name != COVERAGE_FILE] + last
+
+
+_DESELECTED_OP_TESTS = pytest.StashKey[int]()
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Counts deselected op tests (-k, -m, --deselect): the coverage check needs them all."""
+    op_tests = [item for item in items if item.path.parent == KERNEL_TEST_DIR and item.path.name != COVERAGE_FILE]
+    if op_tests:
+        stash = op_tests[0].config.stash
+        stash[_DESELECTED_OP_TESTS] = stash.get(_DESELECTED_OP_TESTS, 0) + len(op_tests)
+
+
+@pytest.fixture
+def every_op_test_selected(request: pytest.FixtureRequest) -> None:
+    """Skips unless this session runs every test of every test_op_*.py file."""
+    op_files = {p.name for p in KERNEL_TEST_DIR.glob("test_op_*.py")} - {COVERAGE_FILE}
+    collected = {item.path.name for item in request.session.items}
+    not_collected = sorted(op_files - collected)
+    deselected = request.config.stash.get(_DESELECTED_OP_TESTS, 0)
+    if not_collected or deselected:
+        pytest.skip(
+            f"needs every op test in this session ({len(not_collected)} op test file(s) not "
+            f"collected, {deselected} op test(s) deselected): run all of {KERNEL_TEST_DIR}"
+        )
+
+
+@pytest.fixture(autouse=True)
+def _seeded() -> None:
+    """Every test draws the same inputs on every run."""
+    torch.manual_seed(0)

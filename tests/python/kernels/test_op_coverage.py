@@ -1,0 +1,177 @@
+"""The portable kernel table, the runtime's registry, the AOT op table and the op
+tests agree:
+
+1. the runtime registers exactly the operators of kernels/portable/op_table.yaml (its
+   registration is generated from that table), whose kernel functions exist as named;
+2. the programs exported by the op tests (test_op_*.py, run before this file) call
+   every operator of the table, except the ones only ExecuTorch's exporter emits;
+3. every out variant in kiln.passes.op_table.OUT_VARIANTS has a kernel or is listed
+   as AOT-only below, and kiln.export refuses the AOT-only ones by node and operator.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+import kiln
+from kiln.passes.kernel_table import KERNEL_LIBRARIES, kernel_operators, op_table_text
+from kiln.passes.op_table import OUT_VARIANTS
+from kiln.runtime import Runtime
+
+REPO = Path(__file__).resolve().parents[3]
+PORTABLE = REPO / "kernels" / "portable"
+
+# Operators Kiln's exporter never emits; ExecuTorch's does. Programs that call them
+# come from ExecuTorch's exporter: test them in tests/python/interop (which needs the
+# ExecuTorch venv), not here. (At the time of writing no test there checks them
+# operator by operator.)
+EXECUTORCH_ONLY: dict[str, str] = {
+    "executorch_prim::et_view.default": "ExecuTorch's memory-planned views",
+    "aten::alias_copy.out": "Kiln elides aten.alias (an identity)",
+    "dim_order_ops::_to_dim_order_copy.out": "ExecuTorch's replacement of _to_copy",
+    "dim_order_ops::_clone_dim_order.out": "ExecuTorch's replacement of clone",
+    # Scalar arithmetic on symbolic sizes: only programs with dynamic shapes, which
+    # Kiln's exporter refuses (static shapes).
+    "executorch_prim::add.Scalar": "symbolic size arithmetic",
+    "executorch_prim::sub.Scalar": "symbolic size arithmetic",
+    "executorch_prim::mul.Scalar": "symbolic size arithmetic",
+    "executorch_prim::floordiv.Scalar": "symbolic size arithmetic",
+    "aten::sym_size.int": "symbolic sizes",
+    "aten::sym_numel": "symbolic sizes",
+    # ExecuTorch's Cortex-M passes rewrite quantized_decomposed ops into these.
+    "cortex_m::quantize_per_tensor.out": "ExecuTorch's Cortex-M backend passes",
+    "cortex_m::dequantize_per_tensor.out": "ExecuTorch's Cortex-M backend passes",
+}
+
+# Out variants kiln.passes.op_table maps core-ATen operators to, for which no kernel
+# exists yet ("AOT-only"): kiln.export refuses them, naming the node. Move an entry out
+# of this set when its kernel lands (the test below fails until you do).
+AOT_ONLY_NO_KERNEL_YET: frozenset[str] = frozenset(
+    {
+        # Pooling, normalization, resampling, lookup.
+        "aten::_adaptive_avg_pool2d.out",  # adaptive pooling to sizes other than 1x1
+        "aten::native_group_norm.out",
+        "aten::upsample_bilinear2d.vec_out",
+        "aten::embedding.out",
+        "aten::pixel_shuffle.out",
+        # Elementwise math.
+        "aten::elu.out", "aten::erf.out", "aten::sin.out", "aten::cos.out",
+        "aten::floor.out", "aten::ceil.out", "aten::round.out", "aten::reciprocal.out",
+        "aten::logical_not.out", "aten::rsub.Scalar_out", "aten::div.out_mode",
+        "aten::pow.Tensor_Tensor_out", "aten::clamp.Tensor_out",
+        # Comparisons other than gt/lt/eq with a Scalar.
+        "aten::eq.Tensor_out", "aten::ne.Scalar_out", "aten::ne.Tensor_out",
+        "aten::lt.Tensor_out", "aten::gt.Tensor_out",
+        "aten::le.Scalar_out", "aten::le.Tensor_out", "aten::ge.Scalar_out", "aten::ge.Tensor_out",
+        # Reductions.
+        "aten::amin.out", "aten::argmin.out", "aten::max.dim_max", "aten::min.dim_min",
+        "aten::var.correction_out", "aten::cumsum.out",
+        # Data movement and creation.
+        "aten::split_with_sizes_copy.out", "aten::repeat.out", "aten::flip.out",
+        "aten::gather.out", "aten::index.Tensor_out", "aten::index_select.out",
+        "aten::full_like.out", "aten::scalar_tensor.out",
+    }
+)  # fmt: skip
+
+
+def _yaml_entries() -> list[dict]:
+    return yaml.safe_load((PORTABLE / "op_table.yaml").read_text(encoding="utf-8"))
+
+
+def _table_operators() -> set[str]:
+    """Operators of kernels/portable/op_table.yaml in this source tree."""
+    assert KERNEL_LIBRARIES == ("portable",), "extend these tests to the new kernel library"
+    return {entry["op"] for entry in _yaml_entries()}
+
+
+# --- 1. the table, the registration code and the runtime agree ----------------------
+
+
+def test_every_table_operator_is_registered_by_the_runtime() -> None:
+    """(A difference after editing the table or the kernels: rebuild the extension.)"""
+    table = _table_operators()
+    registered = Runtime.get().operators
+    assert len(registered) == len(set(registered)), "an operator is registered twice"
+    assert sorted(table - set(registered)) == [], "in op_table.yaml but not registered"
+    assert sorted(set(registered) - table) == [], "registered but missing from op_table.yaml"
+
+
+def test_every_table_kernel_is_defined_in_its_source() -> None:
+    """The registration is generated from the table (tools/codegen); the table's
+    kernel functions and source files must exist as named."""
+    entries = _yaml_entries()
+    assert len({entry["op"] for entry in entries}) == len(entries), "an operator is listed twice"
+    for entry in entries:
+        function = entry["kernel"].removeprefix("kiln::portable::")
+        kernel_file = PORTABLE / entry["source"]
+        assert kernel_file.is_file(), f"{entry['op']}: {entry['source']} does not exist"
+        definition = re.compile(rf"\bvoid\s+{function}\s*\(\s*KernelContext\s*&")
+        assert definition.search(kernel_file.read_text(encoding="utf-8")), (
+            f"{entry['op']}: {entry['source']} does not define {function}"
+        )
+
+
+# --- 2. the op tests call every kernel -----------------------------------------------
+
+
+def test_op_tests_cover_every_kernel(operator_log, every_op_test_selected) -> None:
+    table = _table_operators()
+    covered = operator_log.operators
+    missing = sorted(table - covered - set(EXECUTORCH_ONLY))
+    assert missing == [], f"no op test exports a program that calls {missing}"
+    stale = sorted(set(EXECUTORCH_ONLY) - table)
+    assert stale == [], f"EXECUTORCH_ONLY lists operators without a kernel: {stale}"
+    tested_anyway = sorted(set(EXECUTORCH_ONLY) & covered)
+    assert tested_anyway == [], f"op tests call {tested_anyway}: remove them from EXECUTORCH_ONLY"
+
+
+# --- 3. the AOT op table and the kernels ------------------------------------------------
+
+
+def test_export_reads_the_kernel_table() -> None:
+    """kiln.export's check uses the table the package ships (or this tree's): the same
+    operators as this source tree (else rebuild/reinstall the package)."""
+    packaged = op_table_text("portable")
+    assert packaged is not None
+    assert {entry["op"] for entry in yaml.safe_load(packaged)} == _table_operators()
+    assert kernel_operators() == frozenset(_table_operators())
+
+
+def test_every_out_variant_has_a_kernel_or_is_listed_as_aot_only() -> None:
+    kernels = _table_operators()
+    without_kernel = {out for out in OUT_VARIANTS.values() if out not in kernels}
+    assert sorted(without_kernel - AOT_ONLY_NO_KERNEL_YET) == [], "add a kernel or list it as AOT-only"
+    assert sorted(AOT_ONLY_NO_KERNEL_YET - without_kernel) == [], (
+        "these have a kernel (or left OUT_VARIANTS): remove them from AOT_ONLY_NO_KERNEL_YET"
+    )
+
+
+class _Floor(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.floor(x) + 1
+
+
+class _GreaterEqualAndErf(torch.nn.Module):
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.where(x >= y, torch.erf(x), y)
+
+
+def test_export_refuses_operator_without_kernel() -> None:
+    with pytest.raises(kiln.UnsupportedOperatorError) as caught:
+        kiln.export(_Floor(), (torch.randn(4),))
+    error = caught.value
+    assert (error.operator, error.node) == ("aten::floor", "floor")
+    assert "aten::floor.out" in str(error) and "no kernel" in str(error)
+
+
+def test_export_lists_every_operator_without_kernel() -> None:
+    with pytest.raises(kiln.UnsupportedOperatorError) as caught:
+        kiln.export(_GreaterEqualAndErf(), (torch.randn(4), torch.randn(4)))
+    message = str(caught.value)
+    assert message.startswith("2 node(s)")
+    assert "aten::ge.Tensor (node 'ge')" in message and "aten::erf (node 'erf')" in message
