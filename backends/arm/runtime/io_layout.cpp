@@ -1,5 +1,6 @@
 #include "backends/arm/runtime/io_layout.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "runtime/platform/log.h"
@@ -7,18 +8,21 @@
 namespace kiln::ethos_u {
 namespace {
 
-/// A shape without its leading 1s (Vela pads shapes to 6 dims with them).
+/// A shape without its size-1 dims. Dropping them never changes a dense array's byte
+/// order, and Vela pads io shapes to 6 dims with 1s that need not lead: a [1, 16, 64]
+/// tensor can be (1, 1, 1, 16, 1, 64) in the payload. Two shapes whose remaining dims
+/// agree in order describe the same bytes.
 struct Dims {
   int64_t size[kTensorMaxDim] = {};
   size_t rank = 0;
 };
 
 template <typename T>
-Dims strip_leading_ones(const T* sizes, size_t rank) {
+Dims drop_unit_dims(const T* sizes, size_t rank) {
   Dims out;
-  size_t first = 0;
-  while (first < rank && sizes[first] == 1) ++first;
-  for (size_t d = first; d < rank && out.rank < kTensorMaxDim; ++d) out.size[out.rank++] = sizes[d];
+  for (size_t d = 0; d < rank && out.rank < kTensorMaxDim; ++d) {
+    if (sizes[d] != 1) out.size[out.rank++] = sizes[d];
+  }
   return out;
 }
 
@@ -111,13 +115,13 @@ Result<BoundaryCopy> choose_boundary_copy(const Tensor& tensor, const PayloadIo&
              io.shape[3], io.shape[4], io.shape[5], static_cast<unsigned long long>(io.numel()));
     return Error::DelegatePayloadIoMismatch;
   }
-  const Dims npu = strip_leading_ones(io.shape, kPayloadIoDims);
-  const Dims logical = strip_leading_ones(tensor.sizes().data(), tensor.sizes().size());
+  const Dims npu = drop_unit_dims(io.shape, kPayloadIoDims);
+  const Dims logical = drop_unit_dims(tensor.sizes().data(), tensor.sizes().size());
   Dims nhwc;
   const bool four_d = tensor.dim() == 4;
   if (four_d) {
     const int32_t s[4] = {tensor.size(0), tensor.size(2), tensor.size(3), tensor.size(1)};
-    nhwc = strip_leading_ones(s, 4);
+    nhwc = drop_unit_dims(s, 4);
   }
   const MemoryOrder order = memory_order(tensor);
   if (order == MemoryOrder::Contiguous) {
@@ -129,8 +133,20 @@ Result<BoundaryCopy> choose_boundary_copy(const Tensor& tensor, const PayloadIo&
     if (same(nhwc, npu) || tensor.numel() == 0) return BoundaryCopy::Direct;
     if (same(logical, npu)) return BoundaryCopy::ProgramNhwcNpuNchw;
   }
-  KILN_LOG(Error, "ethos-u %s %zu: no layout maps the tensor (dim %d, %s memory order) onto the "
-           "NPU buffer [%d, %d, %d, %d, %d, %d]", what, index, static_cast<int>(tensor.dim()),
+  // The tensor's sizes as text ("[1, 16, 64]"), so the log shows both shapes.
+  char sizes[kTensorMaxDim * 13 + 4] = "[";
+  size_t used = 1;
+  for (size_t d = 0; d < tensor.sizes().size() && used < sizeof(sizes); ++d) {
+    const int n = std::snprintf(sizes + used, sizeof(sizes) - used, d == 0 ? "%d" : ", %d",
+                                static_cast<int>(tensor.size(d)));
+    if (n > 0) used += static_cast<size_t>(n);
+  }
+  if (used + 1 < sizeof(sizes)) {
+    sizes[used] = ']';
+    sizes[used + 1] = '\0';
+  }
+  KILN_LOG(Error, "ethos-u %s %zu: no layout maps the tensor %s (%s memory order) onto the "
+           "NPU buffer [%d, %d, %d, %d, %d, %d]", what, index, sizes,
            order == MemoryOrder::Contiguous ? "contiguous"
            : order == MemoryOrder::ChannelsLast ? "channels-last" : "another",
            io.shape[0], io.shape[1], io.shape[2], io.shape[3], io.shape[4], io.shape[5]);

@@ -9,6 +9,9 @@
 // readings fit a contiguous tensor (C == H == W), the plain copy wins, as in ExecuTorch's
 // runtime, unless the program says its NPU buffers are NHWC (Kiln's compile spec
 // "io_layout" = "nhwc": Kiln leaves the boundary transposes to the CPU).
+// Shapes are compared with their size-1 dims dropped: Vela pads io shapes to 6 dims and
+// its 1s can sit between real dims ((1, 1, 1, 16, 1, 64) for a [1, 16, 64] tensor); the
+// remaining dims, in order, must equal the tensor's (or its NHWC reading's).
 #pragma once
 
 #include <cstddef>

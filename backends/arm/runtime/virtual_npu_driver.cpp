@@ -1,5 +1,7 @@
 #include "backends/arm/runtime/virtual_npu_driver.h"
 
+#include <cstring>
+
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "runtime/platform/log.h"
 
@@ -15,6 +17,11 @@ Error VirtualNpuDriver::invoke(const NpuInvocation& invocation, NpuCounters* cou
   if (invocation.target != nullptr) {
     // Keep the default's work limits; take the NPU model and MAC count from the target.
     vnpu::Config named = default_config_;
+    if (std::strncmp(invocation.target, "ethos-u85", 9) == 0) {
+      KILN_LOG(Error, "virtual NPU: the delegate targets '%s': ethos-u85 command streams are not "
+               "supported by the virtual NPU (U55/U65 only)", invocation.target);
+      return Error::NpuConfigMismatch;
+    }
     if (!vnpu::config_from_target_name(invocation.target, &named)) {
       KILN_LOG(Error, "virtual NPU: target '%s' is not an Ethos-U55/U65 configuration",
                invocation.target);

@@ -179,6 +179,12 @@ Error run_driver_payload(const Config& config, Span<const uint32_t> words,
       const uint32_t macs_log2 = cfg & 0xfu;
       const uint32_t shram_kib = (cfg >> 8) & 0xffu;
       const uint32_t want_product = config.arch == Arch::EthosU65 ? 1u : 0u;
+      if (product > 1) {
+        // Not a U55 (0) or U65 (1) stream: say so instead of quoting MAC counts.
+        KILN_LOG(Error, "COP1 stream is for NPU product %u: ethos-u85 command streams are not "
+                 "supported by the virtual NPU (U55/U65 only)", product);
+        return Error::NpuConfigMismatch;
+      }
       if (product != want_product || macs_log2 != log2_u32(static_cast<uint32_t>(config.macs))) {
         KILN_LOG(Error,
                  "COP1 stream was compiled for product %u with %u MACs/cycle; this NPU is "

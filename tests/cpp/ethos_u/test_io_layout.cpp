@@ -75,6 +75,40 @@ TEST(IoLayout, PermutesWhenTheNpuBufferIsNhwc) {
             BoundaryCopy::ProgramNhwcNpuNchw);
 }
 
+/// A payload io with all six dims given (Vela's padded shape, 1s anywhere).
+PayloadIo io_6d(std::vector<int32_t> shape, int32_t element_size) {
+  PayloadIo io = io_of({}, element_size);
+  for (size_t d = 0; d < 6; ++d) io.shape[d] = shape[d];
+  return io;
+}
+
+TEST(IoLayout, UnitDimsAnywhereInTheNpuShapeAreIgnored) {
+  // The transformer's attention subgraphs: Vela pads [1, 16, 64] to (1, 1, 1, 16, 1, 64).
+  OwnedTensor<int8_t> seq(ScalarType::Char, {1, 16, 64});
+  EXPECT_EQ(*choose_boundary_copy(seq.tensor, io_6d({1, 1, 1, 16, 1, 64}, 1), false, "input", 1),
+            BoundaryCopy::Direct);
+  EXPECT_EQ(*choose_boundary_copy(seq.tensor, io_6d({1, 16, 1, 1, 64, 1}, 1), true, "output", 0),
+            BoundaryCopy::Direct);
+  // Size-1 dims inside the program tensor are dropped too.
+  OwnedTensor<int8_t> inner(ScalarType::Char, {4, 1, 6});
+  EXPECT_EQ(*choose_boundary_copy(inner.tensor, io_of({4, 6}, 1), false, "input", 0),
+            BoundaryCopy::Direct);
+  // A 4-D NCHW tensor against an NHWC buffer with an interior 1: still a permute.
+  OwnedTensor<int8_t> img(ScalarType::Char, {1, 3, 4, 5});
+  EXPECT_EQ(*choose_boundary_copy(img.tensor, io_6d({1, 4, 1, 5, 1, 3}, 1), false, "input", 0),
+            BoundaryCopy::ProgramNchwNpuNhwc);
+  // Same element count, but the real dims are in another order: still a mismatch.
+  EXPECT_EQ(choose_boundary_copy(seq.tensor, io_6d({1, 1, 1, 64, 1, 16}, 1), false, "input", 1)
+                .error(),
+            Error::DelegatePayloadIoMismatch);
+  EXPECT_EQ(choose_boundary_copy(seq.tensor, io_6d({1, 1, 8, 2, 1, 64}, 1), false, "input", 1)
+                .error(),
+            Error::DelegatePayloadIoMismatch);  // 16 split into 8 x 2
+  EXPECT_EQ(choose_boundary_copy(seq.tensor, io_6d({1, 1, 1, 16, 1, 32}, 1), false, "input", 1)
+                .error(),
+            Error::DelegatePayloadIoMismatch);  // fewer elements
+}
+
 TEST(IoLayout, MismatchesAreNamed) {
   OwnedTensor<int8_t> t(ScalarType::Char, {1, 3, 4, 5});
   EXPECT_EQ(choose_boundary_copy(t.tensor, io_of({1, 3, 4, 5}, 2), false, "input", 0).error(),

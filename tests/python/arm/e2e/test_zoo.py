@@ -1,6 +1,9 @@
-"""Every zoo model compiles for ethos-u55-128 and ethos-u85-256: what is not delegated
-has a reason, the program keeps its inputs/outputs, and the delegates carry Vela's
-estimates. Each model is quantized once (conftest) and compiled for both targets."""
+"""Every zoo model compiles for ethos-u55-128, ethos-u65-256 and ethos-u85-256: what is not
+delegated has a reason, the program keeps its inputs/outputs, and the delegates carry Vela's
+estimates. Each model is quantized once (conftest) and exported for U55 and U85; U65 takes
+the same TOSA subgraphs as U55 (the partitioner's rules are the same for both), so Vela
+compiles the U55 program's lowered TOSA flatbuffers for ethos-u65-256 instead of a third
+export."""
 
 from __future__ import annotations
 
@@ -11,15 +14,18 @@ import kiln
 import kiln.models
 from kiln.backends.arm import EthosUCompileSpec
 from kiln.backends.arm.partitioner import EthosUPartitioner
+from kiln.backends.arm.vela import compile_tosa
+from kiln.backends.arm.vnpu import target_from_command_stream
 
 from .conftest import quantized_model  # type: ignore[import-not-found]
 
 TARGETS = ["ethos-u55-128", "ethos-u85-256"]
+U65 = "ethos-u65-256"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", kiln.models.names())
-def test_zoo_model_compiles_for_u55_and_u85(quantized_zoo: dict, name: str) -> None:
+def test_zoo_model_compiles_for_u55_u65_and_u85(quantized_zoo: dict, name: str) -> None:
     model, inputs, quantized = quantized_model(quantized_zoo, name)
     for target in TARGETS:
         program = kiln.export(quantized, partitioner=EthosUPartitioner(EthosUCompileSpec(target)))
@@ -35,3 +41,12 @@ def test_zoo_model_compiles_for_u55_and_u85(quantized_zoo: dict, name: str) -> N
             assert info.report.npu_cycles and info.report.npu_cycles > 0
             assert info.report.flash_bytes and info.report.blob_bytes > 0
             assert info.report.target == target
+        if target == "ethos-u55-128":
+            u65 = EthosUCompileSpec(U65)
+            for info in report.delegates:
+                vela = compile_tosa(info.preprocessed.tosa.flatbuffer, u65, name=info.name)
+                assert vela.target == U65
+                assert target_from_command_stream(vela.command_stream) == ("ethos-u65", 256), info.name
+                assert vela.npu_cycles and vela.npu_cycles > 0, info.name
+                assert len(vela.inputs) == len(info.preprocessed.tosa.inputs), info.name
+                assert len(vela.outputs) == len(info.preprocessed.tosa.outputs), info.name
