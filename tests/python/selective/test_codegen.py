@@ -30,7 +30,9 @@ import gen_registration  # noqa: E402
 from op_tables import OpTableError, load_op_table  # noqa: E402
 from selection import select_all, select_ops, select_programs, select_yaml  # noqa: E402
 
-SCHEMA_MODULE = REPO / "python" / "kiln" / "serialize" / "program_generated.py"
+# The flatc-generated reader as installed with kiln (a source checkout has none of its own:
+# the build generates it).
+SCHEMA_MODULE = Path(oplist.load_schema_module().__file__)
 
 
 class _ConvReluPool(torch.nn.Module):
