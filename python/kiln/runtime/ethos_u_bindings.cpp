@@ -17,6 +17,7 @@
 
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "backends/arm/runtime/virtual_npu_driver.h"
+#include "python/kiln/runtime/npu_counters_dict.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/memory_allocator.h"
@@ -34,23 +35,10 @@ std::vector<vnpu::OpRecord>& op_records() {
 }
 
 nb::dict last_counters() {
-  nb::dict out;
   const ethos_u::EthosUBackend* backend = ethos_u::registered_ethos_u_backend();
   const ethos_u::NpuCounters counters =
       backend != nullptr ? backend->last_counters() : ethos_u::NpuCounters();
-  out["operations"] = counters.operations;
-  out["dma_transfers"] = counters.dma_transfers;
-  out["macs"] = counters.macs;
-  out["element_ops"] = counters.element_ops;
-  out["commands"] = counters.commands;
-  nb::list read, written;
-  for (size_t i = 0; i <= ethos_u::kNpuMaxRegions; ++i) {
-    read.append(counters.bytes_read[i]);
-    written.append(counters.bytes_written[i]);
-  }
-  out["bytes_read"] = read;
-  out["bytes_written"] = written;
-  return out;
+  return npu_counters_to_dict(counters, ethos_u::kNpuMaxRegions + 1);
 }
 
 void record_ops(size_t max_records) {

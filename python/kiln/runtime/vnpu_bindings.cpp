@@ -12,6 +12,7 @@
 #include "backends/arm/vnpu/scratch_arena.h"
 #include "backends/arm/vnpu/virtual_npu.h"
 #include "backends/arm/vnpu/weight_decoder.h"
+#include "python/kiln/runtime/npu_counters_dict.h"
 #include "runtime/core/error.h"
 
 namespace nb = nanobind;
@@ -68,19 +69,7 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
                   Span<vnpu::OpRecord>(records.data(), records.size()), &num_records);
   }
   if (err != Error::Ok) raise_runtime_error(err, "running a command stream on the virtual " + target);
-  nb::dict out;
-  out["operations"] = counters.operations;
-  out["dma_transfers"] = counters.dma_transfers;
-  out["macs"] = counters.macs;
-  out["element_ops"] = counters.element_ops;
-  out["commands"] = counters.commands;
-  nb::list read, written;
-  for (size_t i = 0; i <= vnpu::kMaxRegions; ++i) {
-    read.append(counters.bytes_read[i]);
-    written.append(counters.bytes_written[i]);
-  }
-  out["bytes_read"] = read;
-  out["bytes_written"] = written;
+  nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
   nb::list ops;
   for (size_t i = 0; i < num_records && i < records.size(); ++i) {
     nb::dict op;

@@ -2,31 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-
-_CASES_FILE = Path(__file__).with_name("qdq_cases.py")
-_MODULE_NAME = "kiln_test_arm_qdq_cases"
-
-
-def load_cases() -> ModuleType:
-    """qdq_cases.py as a module (no test package: see COMMON.md's importlib rule)."""
-    if _MODULE_NAME not in sys.modules:
-        spec = importlib.util.spec_from_file_location(_MODULE_NAME, _CASES_FILE)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[_MODULE_NAME] = module
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return sys.modules[_MODULE_NAME]
-
-
-@pytest.fixture(scope="session")
-def qdq() -> ModuleType:
-    return load_cases()
 
 
 @pytest.fixture(scope="session")
