@@ -123,7 +123,10 @@ Error run_commands(const Config& config, Span<const uint32_t> words, Span<const 
     }
     scratch.reset();
     const size_t lut_offset = st.shram_bytes >= 2048 ? st.shram_bytes - 2048 : 0;
-    OpContext ctx{regs, regions, internal, lut_offset, scratch, config, param, st.work_left,
+    // Only this configuration's SHRAM exists: a DMA past its end is an error, not a write
+    // into memory the NPU does not have (Vela 5.2 emits one for some u55-32/64 LUTs).
+    const Span<uint8_t> shram(internal.data(), st.shram_bytes < internal.size() ? st.shram_bytes : internal.size());
+    OpContext ctx{regs, regions, shram, lut_offset, scratch, config, param, st.work_left,
                   OpRecord{}, st.counters.bytes_read, st.counters.bytes_written};
     ctx.record.kind = static_cast<uint16_t>(code);
     ctx.record.mode = (op == Cmd0::OpPool || op == Cmd0::OpElementwise) ? param : 0;

@@ -41,9 +41,13 @@ Error resolve(const OpContext& ctx, uint32_t region_reg, uint64_t address, uint6
     end->counter_index = region;
   }
   if (base == nullptr || address > size || length > size - address) {
-    KILN_LOG(Error, "DMA %s 0x%llx+%llu lies outside %s %u of %zu bytes", side,
-             static_cast<unsigned long long>(address), static_cast<unsigned long long>(length),
-             internal ? "internal memory" : "region", region, size);
+    if (internal) {
+      KILN_LOG(Error, "DMA %s 0x%llx+%llu lies outside the NPU's internal memory (SHRAM, %zu bytes)",
+               side, static_cast<unsigned long long>(address), static_cast<unsigned long long>(length), size);
+    } else {
+      KILN_LOG(Error, "DMA %s 0x%llx+%llu lies outside region %u of %zu bytes", side,
+               static_cast<unsigned long long>(address), static_cast<unsigned long long>(length), region, size);
+    }
     return Error::NpuRegionOutOfBounds;
   }
   end->data = base + address;

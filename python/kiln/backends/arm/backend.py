@@ -127,8 +127,8 @@ class EthosUBackend:
         started = time.perf_counter()
         try:
             compiled = vela.compile_tosa(tosa.flatbuffer, compile_spec, name=name)
-        except KilnError as error:
-            raise DelegationError(name, "Vela", str(error)) from error
+        except KilnError as error:  # a VelaError's reason is Vela's own words, without the framing
+            raise DelegationError(name, "Vela", getattr(error, "reason", None) or str(error)) from error
         seconds["vela"] = time.perf_counter() - started
         started = time.perf_counter()
         blob = payload.pack(compiled)

@@ -12,16 +12,23 @@ Two ways in, one result (:class:`VelaResult`):
   ``.npz`` (command stream, weights, scratch sizes, IO layout) and
   ``--verbose-performance`` a per-layer CSV.
 
-A graph Vela rejects raises :class:`VelaError` naming the subgraph and Vela's reason.
+A graph Vela rejects raises :class:`VelaError` naming the subgraph and Vela's reason. So
+does a graph Vela compiles while printing an ``Error:`` diagnostic: Vela 5.2 reports some
+of its own mistakes that way and still returns a command stream (e.g. a lookup table
+DMA-ed past the end of an ethos-u55-64's SHRAM, so the NPU's TABLE reads a slot that was
+never loaded).
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import logging
+import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -143,6 +150,55 @@ def _regor_options(compile_spec: Any) -> str:
                    for name, values in sections.items())
 
 
+@contextlib.contextmanager
+def _native_output(lines: list[str]) -> Iterator[None]:
+    """Collects what native code writes to file descriptors 1 and 2 meanwhile into
+    ``lines`` (regor prints its diagnostics with printf, not through Python)."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    try:
+        saved = [os.dup(1), os.dup(2)]
+    except OSError:  # no standard descriptors (a windowless interpreter): nothing to read back
+        yield
+        return
+    try:
+        with tempfile.TemporaryFile() as captured:
+            os.dup2(captured.fileno(), 1)
+            os.dup2(captured.fileno(), 2)
+            try:
+                yield
+            finally:
+                _flush_c_stdio()
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+                captured.seek(0)
+                lines.extend(ln for ln in captured.read().decode("utf-8", "replace").splitlines() if ln.strip())
+    finally:
+        for fd in saved:
+            os.close(fd)
+
+
+def _flush_c_stdio() -> None:
+    """fflush(NULL): printf output still in the C library's buffers goes to the capture."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).fflush(None)
+    except (OSError, AttributeError):  # no C library handle on this platform: nothing buffered to lose
+        pass
+
+
+def _raise_on_diagnostics(lines: list[str], name: str, target: str) -> None:
+    """VelaError if Vela printed ``Error:`` lines; other lines go to the debug log."""
+    errors = [ln.strip() for ln in lines if ln.lstrip().startswith("Error:")]
+    for line in lines:
+        if line.strip() not in errors:
+            logger.debug("vela (%s): %s", name, line)
+    if errors:
+        raise VelaError(name, target, "Vela reported an error and its command stream would be wrong: "
+                        + " | ".join(errors[:3]))
+
+
 def _layers_from_database(database: Any) -> list[LayerPerformance]:
     tables = database.tables
     if "perf" not in tables:
@@ -162,11 +218,14 @@ def _compile_regor(tosa: bytes, compile_spec: Any, name: str) -> VelaResult:
     except ImportError as error:
         raise _UseCli(f"ethosu.regor is not importable: {error}") from None
     options = _regor_options(compile_spec)
+    printed: list[str] = []
     try:
-        model = regor.compile(compile_spec.regor_accelerator, tosa, "TOSA", compile_spec.regor_system_config(),
-                              options, False)
+        with _native_output(printed):
+            model = regor.compile(compile_spec.regor_accelerator, tosa, "TOSA",
+                                  compile_spec.regor_system_config(), options, False)
     except Exception as error:  # regor raises plain RuntimeErrors with Vela's message
         raise VelaError(name, compile_spec.target, str(error).strip() or type(error).__name__) from None
+    _raise_on_diagnostics(printed, name, compile_spec.target)
     if not isinstance(model, regor.CompiledRawModel):
         raise _UseCli(f"regor returned {type(model).__name__}, expected CompiledRawModel")
     report = model.perf_report
@@ -208,9 +267,10 @@ def _compile_cli(tosa: bytes, compile_spec: Any, name: str, directory: Path) -> 
                "--verbose-performance", f"--output-dir={directory}", str(tosa_path)]
     logger.debug("running %s", " ".join(command))
     process = subprocess.run(command, capture_output=True, text=True, check=False)
+    lines = [ln for ln in (process.stderr + process.stdout).splitlines() if ln.strip()]
     if process.returncode != 0:
-        lines = [ln for ln in (process.stderr + process.stdout).splitlines() if ln.strip()]
         raise VelaError(name, compile_spec.target, " | ".join(lines[-5:]) or f"vela exit code {process.returncode}")
+    _raise_on_diagnostics(lines, name, compile_spec.target)
     with np.load(directory / f"{name}_vela.npz", allow_pickle=False) as data:
         command_stream = _npz_bytes(data["cmd_data"])
         weights = _npz_bytes(data["weight_data"])

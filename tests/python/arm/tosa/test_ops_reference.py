@@ -51,6 +51,16 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "view_rank3": ({"TRANSPOSE", "RESHAPE"}, 0),
     "pad": ({"PAD"}, 0),
     "upsample_nearest": ({"RESIZE"}, 0),
+    "upsample_nearest_4x": ({"RESIZE"}, 0),
+    "clamp": ({"RESCALE"}, 1),
+    "elu": ({"TABLE"}, 0),
+    "gelu": ({"TABLE"}, 0),
+    "hardsigmoid": ({"TABLE"}, 0),
+    "leaky_relu": ({"TABLE"}, 0),
+    "mm": ({"MATMUL", "RESCALE"}, 1),
+    "expand_to_own_shape": ({"RESCALE"}, 1),
+    "unsqueeze_squeeze": ({"RESHAPE"}, 0),
+    "adaptive_avg_pool": ({"AVG_POOL2D", "RESCALE"}, 1),
 }
 
 

@@ -83,16 +83,19 @@ class Graph:
     def rescale(self, x: str, shape: list[int], in_dtype: Any, out_dtype: Any, multipliers: list[int],
                 shifts: list[int], in_zp: int, out_zp: int, double_round: bool = True,
                 output: bool = False) -> str:
-        """TOSA RESCALE with 32-bit multipliers (per channel if more than one)."""
+        """TOSA RESCALE (per channel if more than one multiplier): 32-bit multipliers, or
+        16-bit ones for an INT48 input (TOSA allows only those there)."""
+        scale32 = in_dtype != ts.DType.INT48
         attr = ts.TosaSerializerAttribute()
         attr.RescaleAttribute(
-            scale32=True,
+            scale32=scale32,
             rounding_mode=ts.RoundingMode.DOUBLE_ROUND if double_round else ts.RoundingMode.SINGLE_ROUND,
             per_channel=len(multipliers) > 1, input_unsigned=False, output_unsigned=False)
         out = self.tensor(shape, out_dtype, output)
         self.op(ts.Op.RESCALE, [
             x,
-            self.const(np.array(multipliers, np.int32), ts.DType.INT32),
+            self.const(np.array(multipliers, np.int32 if scale32 else np.int16),
+                       ts.DType.INT32 if scale32 else ts.DType.INT16),
             self.const(np.array(shifts, np.int8), ts.DType.INT8),
             self.const(np.array([in_zp], _np_dtype(in_dtype)), in_dtype),
             self.const(np.array([out_zp], _np_dtype(out_dtype)), out_dtype),
@@ -104,7 +107,7 @@ class Graph:
 
 
 def _np_dtype(dtype: Any) -> Any:
-    return {ts.DType.INT8: np.int8, ts.DType.INT16: np.int16, ts.DType.INT32: np.int32}[dtype]
+    return {ts.DType.INT8: np.int8, ts.DType.INT16: np.int16, ts.DType.INT32: np.int32, ts.DType.INT48: np.int64}[dtype]
 
 
 def reference(tosa: bytes, inputs: list[np.ndarray]) -> list[np.ndarray]:

@@ -1,10 +1,11 @@
-"""The zoo models' delegated subgraphs on the virtual Ethos-U55: bit-exact against the TOSA
-reference model (issue 4: "Same for the zoo models' delegated subgraphs"; mv2 is covered by
-test_delegate_e2e.py).
+"""The zoo models' delegated subgraphs on the virtual Ethos-U55 and U65: bit-exact against the
+TOSA reference model (issue 4: "Same for the zoo models' delegated subgraphs"; mv2 is covered
+by test_delegate_e2e.py).
 
 Each model is quantized once (one calibration sample: the checks compare two executions of
-the same int8 graph, so calibration quality does not matter) and compiled for
-ethos-u55-128. Two checks per model:
+the same int8 graph, so calibration quality does not matter; the U55 and U65 quantizers
+are the same) and partitioned, lowered and compiled by Vela for each of ethos-u55-128,
+ethos-u55-64 and ethos-u65-256. Two checks per model and target:
 
 * every delegate payload, run through the EthosUBackend delegate on the virtual NPU
   (``ethos_u_run_payload``) on random int8 inputs, equals ``TosaSubgraph.run_reference``
@@ -36,7 +37,7 @@ from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer  # noqa: E402
 from kiln.backends.arm.partitioner import EthosUPartitioner  # noqa: E402
 from kiln.runtime import Runtime  # noqa: E402
 
-TARGET = "ethos-u55-128"
+TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256"]
 MODELS = ["smallcnn", "resnet", "dscnn", "mlp", "autoencoder", "mv3", "transformer"]
 _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 
@@ -50,28 +51,31 @@ class Compiled:
 
 
 @pytest.fixture(scope="module")
-def zoo() -> dict[str, Compiled]:
-    """name -> its compiled program; filled on first use (module scope: one compile per model)."""
+def zoo() -> dict[Any, Any]:
+    """name -> (quantized model, inputs) and (name, target) -> Compiled; filled on first use."""
     return {}
 
 
-def _compiled(cache: dict[str, Compiled], name: str) -> Compiled:
+def _compiled(cache: dict[Any, Any], name: str, target: str) -> Compiled:
     if name not in cache:
         logging.getLogger("torchao").setLevel(logging.ERROR)
         model, inputs = kiln.models.get(name)
         inputs = tuple(inputs)
-        spec = EthosUCompileSpec(TARGET)
-        quantized = kiln.quantize(model.eval(), inputs, EthosUQuantizer(spec), [inputs], progress=False)
-        program = kiln.export(quantized, partitioner=EthosUPartitioner(spec))
+        quantizer = EthosUQuantizer(EthosUCompileSpec(TARGETS[0]))
+        cache[name] = (kiln.quantize(model.eval(), inputs, quantizer, [inputs], progress=False), inputs)
+    if (name, target) not in cache:
+        quantized, inputs = cache[name]
+        program = kiln.export(quantized, partitioner=EthosUPartitioner(EthosUCompileSpec(target)))
         report = program.compile_report
-        assert report is not None and report.delegates, f"{name}: nothing was delegated"
-        cache[name] = Compiled(quantized, inputs, program.to_bytes(), report)
-    return cache[name]
+        assert report is not None and report.delegates, f"{name}: nothing was delegated for {target}"
+        cache[name, target] = Compiled(quantized, inputs, program.to_bytes(), report)
+    return cache[name, target]
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", MODELS)
-def test_zoo_delegates_are_bit_exact(zoo: dict[str, Compiled], name: str) -> None:
-    compiled = _compiled(zoo, name)
+def test_zoo_delegates_are_bit_exact(zoo: dict[Any, Any], name: str, target: str) -> None:
+    compiled = _compiled(zoo, name, target)
     for delegate in compiled.report.delegates:
         pre = delegate.preprocessed
         specs = [(k, bytes(v)) for k, v in pre.compile_specs]
@@ -83,7 +87,7 @@ def test_zoo_delegates_are_bit_exact(zoo: dict[str, Compiled], name: str) -> Non
             for k, (got, expected) in enumerate(zip(outputs, pre.tosa.run_reference(inputs))):
                 differ = int(np.count_nonzero(got != expected.reshape(got.shape)))
                 assert differ == 0, (
-                    f"{name} {delegate.name} output {k}, seed {seed}: {differ} of {expected.size} "
+                    f"{name} {target} {delegate.name} output {k}, seed {seed}: {differ} of {expected.size} "
                     "elements differ from the TOSA reference")
 
 
@@ -103,9 +107,10 @@ def _cpu_plus_reference(compiled: Compiled) -> tuple[list[np.ndarray], list[Any]
             evaluate._output_lsb(reference_graph.graph))
 
 
+@pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", MODELS)
-def test_zoo_program_runs_on_the_virtual_npu(zoo: dict[str, Compiled], name: str) -> None:
-    compiled = _compiled(zoo, name)
+def test_zoo_program_runs_on_the_virtual_npu(zoo: dict[Any, Any], name: str, target: str) -> None:
+    compiled = _compiled(zoo, name, target)
     method = Runtime().load_program(compiled.program_bytes).load_method("forward")
     got = method.execute([x.numpy() for x in compiled.inputs])
     expected, steps = _cpu_plus_reference(compiled)
@@ -117,3 +122,23 @@ def test_zoo_program_runs_on_the_virtual_npu(zoo: dict[str, Compiled], name: str
         assert step is not None, f"{name} output {k} is not a dequantized int8 tensor"
         worst = float(np.max(np.abs(g.astype(np.float64) - e.astype(np.float64)))) / step
         assert worst <= 1.0 + 1e-6, f"{name} output {k}: {worst:.2f} LSB from CPU + TOSA reference"
+
+
+def test_vela_lut_past_shram_falls_back_and_the_vnpu_refuses_it(zoo: dict[Any, Any], vnpu_tools: Any) -> None:
+    """Vela 5.2 compiles the transformer's first attention subgraph for ethos-u55-64 with its
+    lookup table DMA-ed to SHRAM 0x4000, one past the end of that NPU's 16 KiB (the TABLE
+    then reads a slot that was never loaded). Vela prints "Error: Address out of bounds" and
+    returns the stream anyway. Kiln's compile treats the diagnostic as a rejection (the
+    subgraph runs on the CPU, with the reason in the report), and the virtual NPU, given
+    the stream regardless, stops with a named error instead of computing garbage."""
+    from kiln.backends.arm.vnpu import run_raw
+    from kiln.runtime.errors import KilnRuntimeError
+
+    fallen = [d for d in _compiled(zoo, "transformer", "ethos-u55-64").report.partition_report.decisions
+              if "Vela reported an error" in d.reason]
+    assert fallen and all("shram" in d.reason for d in fallen)
+    first = _compiled(zoo, "transformer", "ethos-u55-128").report.delegates[0].preprocessed.tosa
+    raw = vnpu_tools.compile_with_vela(first.flatbuffer, "ethos-u55-64")
+    inputs = [np.zeros(io.tosa_shape, np.int8) for io in first.inputs]
+    with pytest.raises(KilnRuntimeError, match="NpuRegionOutOfBounds"):
+        run_raw(raw, inputs)

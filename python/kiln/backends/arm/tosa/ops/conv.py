@@ -17,6 +17,7 @@ import tosa_serializer as ts
 from kiln.backends.arm.tosa.builder import TosaBuilder, attribute
 from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
 from kiln.backends.arm.tosa.ops import register
+from kiln.backends.arm.tosa.ops.rescale import emit_rescale
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor
 
 aten = torch.ops.aten
@@ -170,18 +171,34 @@ def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
         acc, shape = emit_conv2d(builder, x.name, x.tosa_shape, x.zero_point, hwcm, bias, pads, stride,
                                  dilation, True, stem)
     else:
-        # Grouped convolution: one CONV2D per group on a channel slice, then CONCAT.
-        per_group_out = out_c // groups
-        parts, shape = [], ()
-        for g in range(groups):
-            part_in = _slice_channels(builder, x.name, x.tosa_shape, g * in_per_group, in_per_group,
-                                      f"{stem}_g{g}_in")
-            in_shape = (*x.tosa_shape[:3], in_per_group)
-            rows = slice(g * per_group_out, (g + 1) * per_group_out)
-            part, part_shape = emit_conv2d(builder, part_in, in_shape, x.zero_point,
-                                           w_int8[rows].transpose(0, 2, 3, 1), bias[rows], pads, stride,
-                                           dilation, False, f"{stem}_g{g}")
-            parts.append(part)
-            shape = (*part_shape[:3], out_c)
-        acc = builder.op(ts.Op.CONCAT, parts, shape, ts.DType.INT32, attribute("Concat", 3), f"{stem}_cat")
+        _grouped_convolution(ctx, node, out, x, w_int8, bias, acc_scales, groups, pads, stride, dilation, stem)
+        return
     ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales)
+
+
+def _grouped_convolution(ctx: LoweringContext, node: torch.fx.Node, out: Any, x: QTensor, w_int8: np.ndarray,
+                         bias: np.ndarray, acc_scales: np.ndarray, groups: int, pads: Sequence[int],
+                         stride: Sequence[int], dilation: Sequence[int], stem: str) -> None:
+    """One CONV2D per group on a channel slice, each RESCALEd to the output's int8, then CONCAT.
+
+    Why not CONCAT the int32 accumulators and RESCALE once: Vela 5.2 (regor) folds that
+    per-channel RESCALE into each group's convolution but gives every group the scales of
+    the first channels (found by the virtual NPU; tests/python/arm/vnpu/test_lowered_ops.py).
+    RESCALE acts per channel, so both graphs mean the same thing.
+    """
+    builder = ctx.builder
+    out_c, in_per_group = w_int8.shape[0], w_int8.shape[1]
+    per_group_out = out_c // groups
+    parts, shape = [], ()
+    for g in range(groups):
+        part_in = _slice_channels(builder, x.name, x.tosa_shape, g * in_per_group, in_per_group, f"{stem}_g{g}_in")
+        in_shape = (*x.tosa_shape[:3], in_per_group)
+        rows = slice(g * per_group_out, (g + 1) * per_group_out)
+        acc, part_shape = emit_conv2d(builder, part_in, in_shape, x.zero_point, w_int8[rows].transpose(0, 2, 3, 1),
+                                      bias[rows], pads, stride, dilation, False, f"{stem}_g{g}")
+        parts.append(emit_rescale(builder, acc, part_shape, ts.DType.INT32, out.dtype,
+                                  acc_scales[rows] / out.scale, 0, out.zero_point, f"{stem}_g{g}_rescale"))
+        shape = (*part_shape[:3], out_c)
+    joined = builder.op(ts.Op.CONCAT, parts, shape, out.dtype, attribute("Concat", 3), f"{stem}_cat")
+    # Already in the output's quantization: finish only clamps and binds.
+    ctx.finish(node, out, joined, shape, out.dtype, out.scale, out.zero_point)
