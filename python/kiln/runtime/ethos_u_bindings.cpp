@@ -50,18 +50,7 @@ void record_ops(size_t max_records) {
 nb::list last_op_records() {
   const std::vector<vnpu::OpRecord>& records = op_records();
   const size_t n = ethos_u::host_virtual_npu_driver().num_records();
-  nb::list out;
-  for (size_t i = 0; i < n && i < records.size(); ++i) {
-    nb::dict op;
-    op["kind"] = records[i].kind;
-    op["mode"] = records[i].mode;
-    op["command_index"] = records[i].command_index;
-    op["macs"] = records[i].macs;
-    op["bytes_read"] = records[i].bytes_read;
-    op["bytes_written"] = records[i].bytes_written;
-    out.append(op);
-  }
-  return out;
+  return npu_op_records_to_list(records.data(), n < records.size() ? n : records.size());
 }
 
 [[noreturn]] void raise_runtime_error(Error error, const std::string& context) {

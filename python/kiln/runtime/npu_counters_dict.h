@@ -1,6 +1,6 @@
-// The PMU-style NPU counters as a Python dict, shared by the raw virtual-NPU hook
-// (vnpu_bindings.cpp) and the delegate hook (ethos_u_bindings.cpp), whose counter
-// structs have the same fields.
+// The PMU-style NPU counters as a Python dict and the per-operation records as a list of
+// dicts, shared by the raw virtual-NPU hook (vnpu_bindings.cpp) and the delegate hook
+// (ethos_u_bindings.cpp), whose counter structs have the same fields.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +25,23 @@ nanobind::dict npu_counters_to_dict(const Counters& counters, size_t byte_slots)
   }
   out["bytes_read"] = read;
   out["bytes_written"] = written;
+  return out;
+}
+
+/// The first `count` records (vnpu::OpRecord: one per NPU operation) as dicts.
+template <typename OpRecord>
+nanobind::list npu_op_records_to_list(const OpRecord* records, size_t count) {
+  nanobind::list out;
+  for (size_t i = 0; i < count; ++i) {
+    nanobind::dict op;
+    op["kind"] = records[i].kind;
+    op["mode"] = records[i].mode;
+    op["command_index"] = records[i].command_index;
+    op["macs"] = records[i].macs;
+    op["bytes_read"] = records[i].bytes_read;
+    op["bytes_written"] = records[i].bytes_written;
+    out.append(op);
+  }
   return out;
 }
 

@@ -70,18 +70,7 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
   }
   if (err != Error::Ok) raise_runtime_error(err, "running a command stream on the virtual " + target);
   nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
-  nb::list ops;
-  for (size_t i = 0; i < num_records && i < records.size(); ++i) {
-    nb::dict op;
-    op["kind"] = records[i].kind;
-    op["mode"] = records[i].mode;
-    op["command_index"] = records[i].command_index;
-    op["macs"] = records[i].macs;
-    op["bytes_read"] = records[i].bytes_read;
-    op["bytes_written"] = records[i].bytes_written;
-    ops.append(op);
-  }
-  out["ops"] = ops;
+  out["ops"] = npu_op_records_to_list(records.data(), num_records < records.size() ? num_records : records.size());
   return out;
 }
 

@@ -81,6 +81,10 @@ def test_lowered_case_is_bit_exact(lowered: Any, vnpu_tools: Any, target: str, n
     expected = vnpu_tools.reference(subgraph.flatbuffer, inputs)
     actual, counters = vnpu_tools.run_on_vnpu(subgraph.flatbuffer, inputs, target)
     assert counters["operations"] >= 1
+    # The per-operation records (what benchmarks/vnpu.py sets against Vela's per-layer figures)
+    # add up to the totals; a record's "macs" are element operations for non-MAC operations.
+    assert sum(op["macs"] for op in counters["ops"]) == counters["macs"] + counters["element_ops"]
+    assert len(counters["ops"]) >= counters["operations"]
     assert len(actual) == len(expected)
     for k, (a, e) in enumerate(zip(actual, expected)):
         a = a.reshape(e.shape)
