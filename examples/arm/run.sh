@@ -19,4 +19,4 @@ if [ ! -x "$PYTHON" ]; then
   echo "error: no Kiln Python at $PYTHON; run tools/setup.sh or set KILN_PYTHON" >&2
   exit 2
 fi
-exec "$PYTHON" -m kiln.deploy.cli --source-dir "$KILN_ROOT" "$@"
+exec "$PYTHON" -m kiln.cli.deploy --source-dir "$KILN_ROOT" "$@"

@@ -1,6 +1,6 @@
 """Deploying a model to a Cortex-M: compile, build firmware, run it in QEMU, check it.
 
-``kiln-deploy --model_name add`` (kiln/deploy/cli.py) chains the steps:
+``kiln-deploy --model_name add`` (kiln/cli/deploy.py) chains the steps:
 
 1. :mod:`kiln.deploy.prepare` -- ``kiln-aot`` compiles the model to a ``.pte``; the
    memory manifest (:mod:`kiln.memory.manifest`) and the host runtime's outputs for the

@@ -1,7 +1,7 @@
 """Graph passes between the core-ATen program and memory planning.
 
 * :func:`to_out_variants` lowers an ExportedProgram to a :class:`MethodGraph` of
-  out-variant kernel calls (table in :mod:`kiln.passes.op_table`).
+  out-variant kernel calls (table in :mod:`kiln.passes.aten_out_variants`).
 * :mod:`kiln.passes.method_graph` defines that lowered form (no torch needed).
 """
 
@@ -19,7 +19,7 @@ from kiln.passes.method_graph import (
     TensorRole,
     TensorValue,
 )
-from kiln.passes.op_table import OUT_VARIANTS, out_variant_name
+from kiln.passes.aten_out_variants import OUT_VARIANTS, out_variant_name
 
 
 def __getattr__(name: str) -> Any:

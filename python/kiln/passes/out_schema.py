@@ -32,7 +32,7 @@ from kiln.passes.method_graph import (
     TensorList,
     TensorValue,
 )
-from kiln.passes.op_table import split_operator_name
+from kiln.passes.aten_out_variants import split_operator_name
 from kiln.serialize.scalar_types import layout_code, memory_format_code, scalar_type_code
 
 

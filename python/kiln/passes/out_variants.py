@@ -1,7 +1,7 @@
 """Lower a core-ATen ExportedProgram to a :class:`MethodGraph` of out-variant calls.
 
 Every ``call_function`` node becomes one :class:`KernelCall` whose operator comes
-from :mod:`kiln.passes.op_table`; ``getitem`` nodes select one output of a
+from :mod:`kiln.passes.aten_out_variants`; ``getitem`` nodes select one output of a
 multi-output call; parameters, buffers and lifted constants become constant
 tensors; identity operations (a clone without a layout change, a view to the same
 shape) reuse their input tensor instead of copying it.
@@ -30,8 +30,8 @@ from kiln.passes.method_graph import (
     TensorRole,
     TensorValue,
 )
-from kiln.passes.kernel_table import kernel_operators
-from kiln.passes.op_table import COMPILE_TIME_CHECKS, OUT_VARIANTS
+from kiln.passes.kernel_availability import kernel_operators
+from kiln.passes.aten_out_variants import COMPILE_TIME_CHECKS, OUT_VARIANTS
 from kiln.passes.out_schema import (
     ArgKind,
     ArgumentConverter,
@@ -200,7 +200,7 @@ class _Lowering:
             first_operator, first_nodes = next(iter(nodes_by_operator.items()))
             raise UnsupportedOperatorError(
                 f"{count} node(s) use operators Kiln cannot lower: {listing} "
-                "(supported operators are listed in kiln.passes.op_table.OUT_VARIANTS, "
+                "(supported operators are listed in kiln.passes.aten_out_variants.OUT_VARIANTS, "
                 "kernels in kernels/<library>/op_table.yaml)",
                 node=first_nodes[0],
                 operator=first_operator,
@@ -334,7 +334,7 @@ def to_out_variants(
 
     Raises:
         UnsupportedOperatorError: a node calls an operator with no out variant in
-            :data:`kiln.passes.op_table.OUT_VARIANTS`, or whose out variant has no
+            :data:`kiln.passes.aten_out_variants.OUT_VARIANTS`, or whose out variant has no
             kernel in the runtime's op tables (all such nodes are listed).
         ExportError: dynamic shapes, unsupported dtypes, in-place mutation of
             buffers or inputs, or non-tensor inputs/outputs.

@@ -7,7 +7,7 @@
 
 from kiln.runtime.errors import KilnRuntimeError
 from kiln.runtime.meta import MethodMeta, ValueSpec
-from kiln.runtime.program import DEFAULT_TEMP_BYTES, Method, Program, Runtime, TimedRun
+from kiln.runtime.executor import DEFAULT_TEMP_BYTES, Method, Program, Runtime, TimedRun
 
 __all__ = [
     "DEFAULT_TEMP_BYTES",

@@ -3,7 +3,7 @@
 // This is the one translation unit of Kiln built with exceptions: a runtime Error is
 // turned into a C++ exception here and translated into kiln.runtime.KilnRuntimeError,
 // carrying the error's name, its code and the runtime's log messages of the failing
-// call. The Python wrapper (kiln/runtime/program.py) converts torch tensors to numpy
+// call. The Python wrapper (kiln/runtime/executor.py) converts torch tensors to numpy
 // and back; this module deals only in C-contiguous CPU arrays.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>

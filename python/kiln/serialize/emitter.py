@@ -36,7 +36,7 @@ from kiln.passes.method_graph import (
     TensorRole,
     TensorValue,
 )
-from kiln.passes.op_table import split_operator_name
+from kiln.passes.aten_out_variants import split_operator_name
 from kiln.serialize import program_generated as pte
 
 CONSTANT_ALIGNMENT = 16

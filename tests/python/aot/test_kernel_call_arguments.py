@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import kiln
-from kiln.passes.op_table import OUT_VARIANTS
+from kiln.passes.aten_out_variants import OUT_VARIANTS
 from kiln.passes.out_schema import resolve_overload
 from kiln.serialize import program_generated as pte
 from kiln.serialize import read_pte

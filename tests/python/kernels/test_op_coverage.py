@@ -5,7 +5,7 @@ tests agree:
    registration is generated from that table), whose kernel functions exist as named;
 2. the programs exported by the op tests (test_op_*.py, run before this file) call
    every operator of the table, except the ones only ExecuTorch's exporter emits;
-3. every out variant in kiln.passes.op_table.OUT_VARIANTS has a kernel or is listed
+3. every out variant in kiln.passes.aten_out_variants.OUT_VARIANTS has a kernel or is listed
    as AOT-only below, and kiln.export refuses the AOT-only ones by node and operator.
 """
 
@@ -19,8 +19,8 @@ import torch
 import yaml
 
 import kiln
-from kiln.passes.kernel_table import KERNEL_LIBRARIES, kernel_operators, op_table_text
-from kiln.passes.op_table import OUT_VARIANTS
+from kiln.passes.kernel_availability import KERNEL_LIBRARIES, kernel_operators, op_table_text
+from kiln.passes.aten_out_variants import OUT_VARIANTS
 from kiln.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[3]
@@ -48,7 +48,7 @@ EXECUTORCH_ONLY: dict[str, str] = {
     "cortex_m::dequantize_per_tensor.out": "ExecuTorch's Cortex-M backend passes",
 }
 
-# Out variants kiln.passes.op_table maps core-ATen operators to, for which no kernel
+# Out variants kiln.passes.aten_out_variants maps core-ATen operators to, for which no kernel
 # exists yet ("AOT-only"): kiln.export refuses them, naming the node. Move an entry out
 # of this set when its kernel lands (the test below fails until you do).
 AOT_ONLY_NO_KERNEL_YET: frozenset[str] = frozenset(

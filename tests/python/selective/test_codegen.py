@@ -18,7 +18,7 @@ import torch
 
 import kiln
 from kiln.cli import oplist
-from kiln.passes.kernel_table import KERNEL_LIBRARIES
+from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[3]

@@ -27,7 +27,7 @@ from typing import Optional
 import torch
 
 from kiln.passes.delegation import is_delegate_call, is_dequantize, operator_name
-from kiln.passes.op_table import COMPILE_TIME_CHECKS
+from kiln.passes.aten_out_variants import COMPILE_TIME_CHECKS
 
 QUANTIZE_OPS = frozenset(
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel"}

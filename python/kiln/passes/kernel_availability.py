@@ -23,7 +23,7 @@ logger = logging.getLogger(__name__)
 #: Kernel libraries whose kernels every Kiln runtime build registers.
 KERNEL_LIBRARIES: tuple[str, ...] = ("portable",)
 
-# python/kiln/passes/kernel_table.py -> the repository root (source tree or editable install).
+# python/kiln/passes/kernel_availability.py -> the repository root (source tree or editable install).
 _SOURCE_ROOT = Path(__file__).resolve().parents[3]
 
 
