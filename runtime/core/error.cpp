@@ -1,5 +1,8 @@
 #include "runtime/core/error.h"
 
+#include "runtime/platform/log.h"
+#include "runtime/platform/platform.h"
+
 namespace kiln {
 
 const char* error_name(Error error) {
@@ -53,3 +56,13 @@ const char* error_name(Error error) {
 }
 
 }  // namespace kiln
+
+namespace kiln::internal {
+
+void result_value_of_error(Error error) {
+  KILN_LOG(Fatal, "Result::get() on a failed Result (%s, 0x%02x): check ok() first",
+           error_name(error), static_cast<unsigned>(error));
+  kiln_pal_abort();
+}
+
+}  // namespace kiln::internal

@@ -7,6 +7,13 @@
 #include "runtime/core/error.h"
 
 namespace kiln {
+namespace internal {
+
+/// Logs "value of a failed Result (<error>)" at Fatal level and aborts: reading the value
+/// of a Result that holds an error is a bug in the caller, caught in debug builds.
+[[noreturn]] void result_value_of_error(Error error);
+
+}  // namespace internal
 
 template <typename T>
 class Result final {
@@ -30,14 +37,28 @@ class Result final {
   /// Error::Ok when a value is present.
   Error error() const { return has_value_ ? Error::Ok : error_; }
 
-  T& get() { return value_; }
-  const T& get() const { return value_; }
-  T& operator*() { return value_; }
-  const T& operator*() const { return value_; }
-  T* operator->() { return &value_; }
-  const T* operator->() const { return &value_; }
+  /// The value. Only valid when ok(): debug builds (no NDEBUG) abort with a Fatal log
+  /// line naming the error otherwise; release builds do not check.
+  T& get() {
+    check_has_value();
+    return value_;
+  }
+  const T& get() const {
+    check_has_value();
+    return value_;
+  }
+  T& operator*() { return get(); }
+  const T& operator*() const { return get(); }
+  T* operator->() { return &get(); }
+  const T* operator->() const { return &get(); }
 
  private:
+  void check_has_value() const {
+#ifndef NDEBUG
+    if (!has_value_) internal::result_value_of_error(error_);
+#endif
+  }
+
   union {
     T value_;
   };

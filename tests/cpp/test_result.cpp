@@ -56,3 +56,17 @@ TEST(Result, MovesOnlyTypes) {
 }
 
 }  // namespace
+
+// Reading the value of a failed Result is a caller bug: debug builds stop at it, with a
+// Fatal log line naming the error, instead of returning the union's uninitialized bytes.
+TEST(ResultDeathTest, ValueOfAFailedResultAbortsInDebugBuilds) {
+#ifdef NDEBUG
+  GTEST_SKIP() << "release build: Result::get() is unchecked (NDEBUG)";
+#else
+  Result<int> bad = half(3);
+  EXPECT_DEATH((void)bad.get(), "Result::get\\(\\) on a failed Result \\(InvalidArgument");
+  EXPECT_DEATH((void)*bad, "InvalidArgument");
+  Result<std::unique_ptr<int>> missing(Error::NotFound);
+  EXPECT_DEATH((void)missing->get(), "NotFound");
+#endif
+}
