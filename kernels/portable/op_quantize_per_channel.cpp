@@ -50,6 +50,15 @@ void quantize_per_channel_out(KernelContext& ctx, Span<EValue*> args) {
     return;
   }
   if (in->numel() == 0) return;
+  for (size_t c = 0; c < layout.channels; ++c) {
+    const double scale = scales->scalar_type() == ScalarType::Double
+                             ? scales->const_data_ptr<double>()[c]
+                             : static_cast<double>(scales->const_data_ptr<float>()[c]);
+    const bool ok = scales->scalar_type() == ScalarType::Double
+                        ? check_scale<double>(ctx, kName, scale, "scales", c)
+                        : check_scale<float>(ctx, kName, scale, "scales", c);
+    if (!ok) return;
+  }
   visit_quantized(out->scalar_type(), [&](auto tag) {
     using Q = decltype(tag);
     if (scales->scalar_type() == ScalarType::Double) {

@@ -21,8 +21,8 @@ void quantize_per_tensor_out(KernelContext& ctx, Span<EValue*> args) {
       !resize_output_like(ctx, kName, *out, *in)) {
     return;
   }
-  KILN_KERNEL_CHECK(ctx, scale > 0 && std::isfinite(scale), Error::InvalidArgument, kName,
-                    "scale must be positive and finite, got %g", scale);
+  if (!check_scale<float>(ctx, kName, scale, "scale", 0)) return;
+  // As PyTorch: the reciprocal in double (scale is a Python float), used in float32.
   const float inv_scale = static_cast<float>(1.0 / scale);
   const float zp = static_cast<float>(zero_point);
   const float lo = static_cast<float>(qmin);

@@ -1,5 +1,6 @@
 #include "runtime/core/tensor.h"
 
+#include "runtime/core/result.h"
 #include "runtime/platform/log.h"
 
 namespace kiln {
@@ -19,12 +20,14 @@ Tensor::Tensor(ScalarType type, int32_t dim, SizesType* sizes, DimOrderType* dim
 
 void Tensor::compute_strides_and_numel() {
   // Strides follow the dim order: the innermost dimension (last in dim_order) has stride 1.
+  // Unsigned, so that sizes check_tensor_sizes() refuses (the loaders and resize()
+  // never let them through) wrap instead of being undefined behaviour.
   size_t numel = 1;
-  StridesType running = 1;
+  uint32_t running = 1;
   for (int32_t i = dim_ - 1; i >= 0; --i) {
     const DimOrderType d = dim_order_[i];
-    strides_[d] = running;
-    running *= sizes_[d];
+    strides_[d] = static_cast<StridesType>(running);
+    running *= static_cast<uint32_t>(sizes_[d]);
   }
   for (int32_t i = 0; i < dim_; ++i) {
     numel *= static_cast<size_t>(sizes_[i]);
@@ -45,10 +48,10 @@ Error Tensor::resize(Span<const SizesType> new_sizes) {
              static_cast<int>(dim_));
     return Error::InvalidArgument;
   }
+  KILN_TRY(check_tensor_sizes(new_sizes));
   bool same = true;
   size_t numel = 1;
   for (int32_t i = 0; i < dim_; ++i) {
-    if (new_sizes[i] < 0) return Error::InvalidArgument;
     same = same && new_sizes[i] == sizes_[i];
     numel *= static_cast<size_t>(new_sizes[i]);
   }
@@ -60,6 +63,23 @@ Error Tensor::resize(Span<const SizesType> new_sizes) {
   }
   for (int32_t i = 0; i < dim_; ++i) sizes_[i] = new_sizes[i];
   compute_strides_and_numel();
+  return Error::Ok;
+}
+
+Error check_tensor_sizes(Span<const SizesType> sizes) {
+  uint64_t product = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] < 0) {
+      KILN_LOG(Error, "dimension %zu has negative size %d", d, static_cast<int>(sizes[d]));
+      return Error::InvalidArgument;
+    }
+    product *= sizes[d] == 0 ? 1u : static_cast<uint64_t>(sizes[d]);
+    if (product > static_cast<uint64_t>(INT32_MAX)) {
+      KILN_LOG(Error, "sizes up to dimension %zu multiply to more than int32 (strides are int32; "
+               "zero-sized dimensions count as 1)", d);
+      return Error::InvalidArgument;
+    }
+  }
   return Error::Ok;
 }
 

@@ -83,4 +83,11 @@ class Tensor final {
 /// True when both tensors have the same rank and sizes.
 bool same_shape(const Tensor& a, const Tensor& b);
 
+/// Ok if a tensor of `sizes` can have int32 strides and element count: every size is
+/// >= 0 and the product of the sizes, each 0 counted as 1, is at most INT32_MAX. A
+/// zero-sized dimension makes the element count 0 but not the strides of the other
+/// dimensions, so [0, 65536, 65536] is refused too. InvalidArgument otherwise, with a
+/// log line naming the dimension.
+Error check_tensor_sizes(Span<const SizesType> sizes);
+
 }  // namespace kiln

@@ -50,21 +50,14 @@ Result<TensorShape> check_tensor_shape(const kiln_pte::Tensor& tensor, size_t va
     }
     seen[d] = true;
   }
-  // Strides are int32 and computed as running products of sizes, so the element count
-  // must stay within int32 too.
-  size_t numel = 1;
-  for (size_t i = 0; i < dim; ++i) {
-    const int32_t size = shape.sizes[i];
-    if (size < 0) {
-      KILN_LOG(Error, "value %zu: dimension %zu has negative size %d", value_index, i,
-               static_cast<int>(size));
-      return Error::InvalidProgram;
-    }
-    if (__builtin_mul_overflow(numel, static_cast<size_t>(size), &numel) || numel > INT32_MAX) {
-      KILN_LOG(Error, "value %zu: tensor has too many elements (dimension %zu)", value_index, i);
-      return Error::InvalidProgram;
-    }
+  // Strides are int32 running products of the sizes: their product (a zero-sized
+  // dimension counted as 1, since it does not stop the strides of the others) must fit.
+  if (check_tensor_sizes(shape.sizes) != Error::Ok) {
+    KILN_LOG(Error, "value %zu: tensor sizes need strides beyond int32", value_index);
+    return Error::InvalidProgram;
   }
+  size_t numel = 1;
+  for (size_t i = 0; i < dim; ++i) numel *= static_cast<size_t>(shape.sizes[i]);
   shape.numel = numel;
   if (__builtin_mul_overflow(numel, element_size(shape.scalar_type), &shape.nbytes)) {
     KILN_LOG(Error, "value %zu: tensor byte size overflows", value_index);

@@ -228,6 +228,13 @@ TEST_F(MethodTest, RejectsMalformedTensors) {
   EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.dim_order = {0}; })), Error::InvalidProgram);
   EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.sizes = {2, -3}; })), Error::InvalidProgram);
   EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.sizes = {65536, 65536}; })), Error::InvalidProgram);
+  // No elements, but the other dimensions' strides overflow int32 (a fuzzing finding:
+  // signed overflow in the stride computation). Refused at load, like the case above.
+  EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.sizes = {0, 65536, 65536}; })),
+            Error::InvalidProgram);
+  EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.sizes = {65536, 0, 65536}; })),
+            Error::InvalidProgram);
+  EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.sizes = {2147483647, 0}; })), Error::Ok);
   EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.storage_offset = 4; })), Error::InvalidProgram);
   EXPECT_EQ(init(with_tensor([](TensorSpec& t) { t.shape_dynamism = 2; })), Error::NotSupported);
   // Past the end of its 64-byte planned buffer.

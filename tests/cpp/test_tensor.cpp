@@ -79,3 +79,24 @@ TEST(Tensor, SameShapeComparesRankAndSizes) {
 }
 
 }  // namespace
+
+TEST(Tensor, SizesMustKeepEveryStrideWithinInt32) {
+  const int32_t fits[] = {0, 65535, 32768};
+  const int32_t zero_does_not_help[] = {0, 65536, 65536};
+  const int32_t negative[] = {2, -1};
+  EXPECT_EQ(kiln::check_tensor_sizes(fits), Error::Ok);
+  EXPECT_EQ(kiln::check_tensor_sizes(zero_does_not_help), Error::InvalidArgument);
+  EXPECT_EQ(kiln::check_tensor_sizes(negative), Error::InvalidArgument);
+  EXPECT_EQ(kiln::check_tensor_sizes({}), Error::Ok);
+}
+
+TEST(Tensor, ResizeRefusesSizesWhoseStridesOverflow) {
+  int32_t sizes[] = {4, 4, 4};
+  uint8_t order[] = {0, 1, 2};
+  int32_t strides[3];
+  Tensor t(ScalarType::Float, 3, sizes, order, strides, nullptr, kiln::ShapeDynamism::DynamicBound);
+  // No elements (within the bound of 64) but strides of 2^32.
+  const int32_t empty_but_huge[] = {0, 65536, 65536};
+  EXPECT_EQ(t.resize(empty_but_huge), Error::InvalidArgument);
+  EXPECT_EQ(t.sizes()[1], 4);
+}

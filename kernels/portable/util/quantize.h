@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "kernels/portable/util/dtype_dispatch.h"
 
@@ -62,13 +63,40 @@ void visit_quantized(ScalarType t, F&& f) {
   }
 }
 
-/// One quantized value; F is the compute type (float or double).
+/// One quantized value; F is the compute type (float or double). `inv_scale` must be
+/// finite (check_inv_scale). A NaN input quantizes as 0.0 does, to the zero point
+/// (clamped to [qmin, qmax]): PyTorch leaves NaN to the float-to-int conversion, which
+/// is undefined behaviour in C++; the zero point is the one value that dequantizes back
+/// to a neutral 0.0. Infinities saturate at qmin / qmax.
 template <typename Q, typename F>
 inline Q quantize_value(F x, F inv_scale, F zero_point, F qmin, F qmax) {
   F q = std::nearbyint(x * inv_scale) + zero_point;  // nearbyint: ties to even, like torch.round
+  if (std::isnan(q)) q = zero_point;
   q = q < qmin ? qmin : q;
   q = q > qmax ? qmax : q;
   return static_cast<Q>(q);
+}
+
+/// True if `scale` (named `what`[`index`] in the message) can quantize in the compute
+/// type F: positive, finite, and with a finite reciprocal. A scale below 1 / FLT_MAX
+/// (~2.9e-39 for float32) has none, and x * inf would turn every zero input into NaN.
+/// Otherwise fails `ctx` with InvalidArgument and returns false. Checked once, before the
+/// loop, so that the loop itself never sees an infinite inv_scale.
+template <typename F>
+inline bool check_scale(KernelContext& ctx, const char* op, double scale, const char* what,
+                        size_t index) {
+  if (!(scale > 0) || !std::isfinite(scale)) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "%s[%zu] must be positive and finite, got %g",
+                     what, index, scale);
+    return false;
+  }
+  if (1.0 / scale > static_cast<double>(std::numeric_limits<F>::max())) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
+                     "%s[%zu] = %g is too small: 1 / scale overflows %s", what, index, scale,
+                     sizeof(F) == 4 ? "float32" : "float64");
+    return false;
+  }
+  return true;
 }
 
 
