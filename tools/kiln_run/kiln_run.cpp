@@ -1,7 +1,8 @@
-// kiln_executor_runner: runs one method of a .pte program on the host.
+// kiln-run (the kiln_executor_runner binary the Python package installs): runs one
+// method of a .pte program on the host.
 //
-//   kiln_executor_runner PROGRAM.pte [--input x.npy ...] [--output-dir DIR]
-//                        [--iterations N] [--method NAME] [--temp-bytes N] [--profile]
+//   kiln-run PROGRAM.pte [--input x.npy ...] [--output-dir DIR]
+//            [--iterations N] [--method NAME] [--temp-bytes N] [--profile]
 //
 // Every buffer is sized from the program (MethodMeta), not guessed: the method
 // allocator gets exactly method_allocator_size() bytes and each planned buffer its
@@ -9,7 +10,9 @@
 //
 // Exit status: 0 on success, 1 when the runtime (or reading/writing a file) reports an
 // Error — the last line of stderr is then "error: <ErrorName> (0x..): <reason>" — and 2
-// for a malformed command line.
+// for a malformed command line (one line on stderr). Names and messages that come from
+// the program are printed escaped (printable.h): a hostile file cannot write raw bytes
+// to the terminal.
 #include <algorithm>
 #include <chrono>
 #include <cinttypes>
@@ -17,15 +20,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <memory>
 #include <string>
+#include <system_error>
 #include <vector>
 
-#include "examples/host/host_buffer.h"
-#include "examples/host/npy_io.h"
-#include "examples/host/operator_profile.h"
-#include "examples/host/runner_options.h"
-#include "backends/arm/runtime/ethos_u_backend.h"
-#include "backends/arm/runtime/virtual_npu_driver.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
@@ -35,8 +35,17 @@
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
+#include "runtime/host/method_memory.h"
+#include "runtime/host/npy_file.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
+#include "tools/kiln_run/operator_profile.h"
+#include "tools/kiln_run/printable.h"
+#include "tools/kiln_run/runner_options.h"
+#ifdef KILN_RUN_ETHOS_U
+#include "backends/arm/runtime/ethos_u_backend.h"
+#include "backends/arm/runtime/host_virtual_npu.h"
+#endif
 
 namespace kiln::host {
 namespace {
@@ -51,9 +60,10 @@ struct LogCapture {
 void capture_log(LogLevel level, const char* message, size_t length, void* user) {
   auto* capture = static_cast<LogCapture*>(user);
   if (level >= LogLevel::Error) {
-    capture->errors.emplace_back(message, length);
+    // Messages quote names from the program: kept escaped.
+    capture->errors.push_back(printable(message, length));
   } else if (capture->verbose) {
-    std::fprintf(stderr, "kiln: %.*s\n", static_cast<int>(length), message);
+    std::fprintf(stderr, "kiln: %s\n", printable(message, length).c_str());
   }
 }
 
@@ -65,7 +75,7 @@ int report_failure(const LogCapture& capture, Error error, const std::string& wh
   const char* reason = capture.errors.empty() ? "(no log message)" : capture.errors.back().c_str();
   std::fprintf(stderr, "error: %s (0x%02" PRIx32 "): %s\n", error_name(error),
                static_cast<uint32_t>(error), reason);
-  if (!while_doing.empty()) std::fprintf(stderr, "  while %s\n", while_doing.c_str());
+  if (!while_doing.empty()) std::fprintf(stderr, "  while %s\n", printable(while_doing).c_str());
   return kExitRuntimeError;
 }
 
@@ -109,22 +119,15 @@ Result<std::string> choose_method(const Program& program, const std::string& req
 
 // ---- inputs ----
 
-// Checks what the runtime cannot see in a tensor: the .npy dtype (named with the file)
-// and dimensions that do not fit the runtime's int32 sizes. The shape itself is checked
-// by Method::set_input, which knows whether the input may be smaller (dynamic).
+// Checks what the runtime cannot see in a tensor: the .npy dtype, named with the file.
+// The shape is checked by Method::set_input, which knows whether the input may be
+// smaller (dynamic); the parser has made sure it is a valid tensor shape.
 Error check_input(const NpyArray& array, const TensorInfo& info, size_t index,
                   const std::string& path) {
   if (array.dtype != info.scalar_type) {
     KILN_LOG(Error, "input %zu (%s) is %s; the method expects %s", index, path.c_str(),
              scalar_type_name(array.dtype), scalar_type_name(info.scalar_type));
     return Error::InputDtypeMismatch;
-  }
-  for (int64_t size : array.shape) {
-    if (size > INT32_MAX) {
-      KILN_LOG(Error, "input %zu (%s) has a dimension of %" PRId64 " (more than int32)", index,
-               path.c_str(), size);
-      return Error::InputShapeMismatch;
-    }
   }
   return Error::Ok;
 }
@@ -162,7 +165,7 @@ struct InputStorage {
     arrays.push_back(std::move(array));
     NpyArray& stored = arrays.back();
     const size_t dim = stored.shape.size();
-    sizes.emplace_back(stored.shape.begin(), stored.shape.end());
+    sizes.push_back(stored.shape);
     dim_orders.emplace_back(dim);
     for (size_t d = 0; d < dim; ++d) dim_orders.back()[d] = static_cast<uint8_t>(d);
     strides.emplace_back(dim);
@@ -182,9 +185,11 @@ Result<NpyArray> make_deterministic_input(const TensorInfo& info) {
              info.nbytes, kMaxGeneratedInputBytes);
     return Error::MemoryAllocationFailed;
   }
-  if (array.numel() * element_size(array.dtype) != info.nbytes) {
+  size_t numel = 1;
+  for (SizesType size : array.shape) numel *= static_cast<size_t>(size);
+  if (numel * element_size(array.dtype) != info.nbytes) {
     KILN_LOG(Error, "the input's sizes and dtype give %zu bytes, its metadata %zu",
-             array.numel() * element_size(array.dtype), info.nbytes);
+             numel * element_size(array.dtype), info.nbytes);
     return Error::InvalidProgram;
   }
   array.data.resize(info.nbytes);
@@ -201,7 +206,8 @@ Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
                 num_inputs);
   } else if (options.input_paths.size() != num_inputs) {
     KILN_LOG(Error, "%zu --input file(s) given; method '%s' has %zu input(s)",
-             options.input_paths.size(), meta.name(), num_inputs);
+             options.input_paths.size(), printable(meta.name(), std::strlen(meta.name())).c_str(),
+             num_inputs);
     return Error::InputCountMismatch;
   }
   // Reserved up front: the method keeps pointers into these vectors.
@@ -239,6 +245,19 @@ Error reapply_inputs(Method& method, InputStorage& storage) {
 
 // ---- outputs ----
 
+/// Creates `directory` and its parents when missing. AccessFailed (logged) if that fails
+/// or the path is something other than a directory.
+Error make_output_dir(const std::string& directory) {
+  std::error_code error;
+  std::filesystem::create_directories(directory, error);
+  if (error || !std::filesystem::is_directory(directory)) {
+    KILN_LOG(Error, "cannot create the output directory %s: %s", directory.c_str(),
+             error ? error.message().c_str() : "a file of that name exists");
+    return Error::AccessFailed;
+  }
+  return Error::Ok;
+}
+
 Error write_outputs(const Method& method, const Options& options, std::string* while_doing) {
   for (size_t i = 0; i < method.outputs_size(); ++i) {
     const EValue& value = method.get_output(i);
@@ -247,17 +266,35 @@ Error write_outputs(const Method& method, const Options& options, std::string* w
       continue;
     }
     const Tensor& tensor = value.to_tensor();
-    std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
-    const std::string path = options.output_dir + "/output_" + std::to_string(i) + ".npy";
+    const std::string path =
+        (std::filesystem::path(options.output_dir) / ("output_" + std::to_string(i) + ".npy"))
+            .string();
     *while_doing = "writing output " + std::to_string(i) + " to " + path;
-    KILN_TRY(write_npy(path, tensor.scalar_type(), {shape.data(), shape.size()},
-                       tensor.const_data_ptr(), tensor.nbytes()));
+    KILN_TRY(write_npy(path, tensor.scalar_type(), tensor.sizes(), tensor.const_data_ptr(),
+                       tensor.nbytes()));
     std::printf("  output %zu: %s %s -> %s\n", i, scalar_type_name(tensor.scalar_type()),
                 shape_string(tensor.sizes()).c_str(), path.c_str());
   }
   while_doing->clear();
   return Error::Ok;
 }
+
+#ifdef KILN_RUN_ETHOS_U
+/// The NPU's counters of the last execute, when the method has Ethos-U delegates.
+void print_npu_counters(const Method& method) {
+  size_t delegates_run = 0;
+  Result<ethos_u::NpuCounters> counters = ethos_u::method_npu_counters(method, &delegates_run);
+  if (!counters.ok() || delegates_run == 0) return;
+  const ethos_u::NpuCounters& c = *counters;
+  std::printf("ethos-u (virtual NPU, last execute, %zu delegate call(s)): %llu operations, %llu "
+              "MACs, %llu element ops, %llu DMAs, %llu commands\n",
+              delegates_run, static_cast<unsigned long long>(c.operations),
+              static_cast<unsigned long long>(c.macs),
+              static_cast<unsigned long long>(c.element_ops),
+              static_cast<unsigned long long>(c.dma_transfers),
+              static_cast<unsigned long long>(c.commands));
+}
+#endif
 
 // ---- the run ----
 
@@ -274,56 +311,35 @@ int run(const Options& options, LogCapture& capture) {
 
   Result<std::string> method_name = choose_method(*program, options.method_name);
   if (!method_name.ok()) return fail(method_name.error());
-  while_doing = "preparing method '" + *method_name + "'";
+  while_doing = "preparing method '" + printable(*method_name) + "'";
   Result<MethodMeta> meta = program->method_meta(method_name->c_str());
   if (!meta.ok()) return fail(meta.error());
-  Result<size_t> method_bytes = meta->method_allocator_size();
-  if (!method_bytes.ok()) return fail(method_bytes.error());
-
   // Exactly the sizes the program asks for.
-  Result<HostBuffer> method_pool = HostBuffer::allocate(*method_bytes, "method allocator");
-  if (!method_pool.ok()) return fail(method_pool.error());
-  MemoryAllocator method_allocator(method_pool->data(), method_pool->size());
-  std::vector<HostBuffer> planned_pools;
-  std::vector<Span<uint8_t>> planned_spans;
-  for (size_t i = 0; i < meta->num_memory_planned_buffers(); ++i) {
-    Result<int64_t> size = meta->memory_planned_buffer_size(i);
-    if (!size.ok()) return fail(size.error());
-    if (*size < 0) {
-      KILN_LOG(Error, "planned buffer %zu has a negative size (%" PRId64 ")", i, *size);
-      return fail(Error::InvalidProgram);
-    }
-    Result<HostBuffer> pool = HostBuffer::allocate(static_cast<size_t>(*size), "planned buffer");
-    if (!pool.ok()) return fail(pool.error());
-    planned_pools.push_back(std::move(*pool));
-  }
-  for (auto& pool : planned_pools) planned_spans.emplace_back(pool.data(), pool.size());
-  HierarchicalAllocator planned_memory({planned_spans.data(), planned_spans.size()});
-  Result<HostBuffer> temp_pool = HostBuffer::allocate(options.temp_bytes, "temp allocator");
-  if (!temp_pool.ok()) return fail(temp_pool.error());
-  MemoryAllocator temp_allocator(temp_pool->data(), temp_pool->size());
-  MemoryManager memory_manager;
-  memory_manager.method_allocator = &method_allocator;
-  memory_manager.planned_memory = &planned_memory;
-  memory_manager.temp_allocator = &temp_allocator;
+  Result<std::unique_ptr<MethodMemory>> memory = MethodMemory::allocate(*meta, options.temp_bytes);
+  if (!memory.ok()) return fail(memory.error());
 
   start = std::chrono::steady_clock::now();
-  Result<Method> method = program->load_method(method_name->c_str(), &memory_manager);
+  Result<Method> method = program->load_method(method_name->c_str(), (*memory)->manager());
   if (!method.ok()) return fail(method.error());
   const double init_ms = ms_since(start);
 
   std::printf("program: %s (%zu bytes, flatbuffer %zu), method '%s'\n",
               options.program_path.c_str(), loader->size(), program->program_data_size(),
-              method_name->c_str());
+              printable(*method_name).c_str());
   InputStorage inputs;
   Error error = set_inputs(*method, *meta, options, &inputs, &while_doing);
+  if (error != Error::Ok) return fail(error);
+
+  while_doing = "creating the output directory " + options.output_dir;
+  error = make_output_dir(options.output_dir);
   if (error != Error::Ok) return fail(error);
 
   OperatorProfile profile;
   if (options.profile) method->set_instruction_observer(&profile);
   std::vector<double> execute_ms;
-  for (long i = 0; i < options.iterations; ++i) {
-    while_doing = "executing '" + *method_name + "' (iteration " + std::to_string(i) + ")";
+  execute_ms.reserve(options.iterations);
+  for (uint64_t i = 0; i < options.iterations; ++i) {
+    while_doing = "executing '" + printable(*method_name) + "' (iteration " + std::to_string(i) + ")";
     if (i > 0) {
       error = reapply_inputs(*method, inputs);
       if (error != Error::Ok) return fail(error);
@@ -345,29 +361,23 @@ int run(const Options& options, LogCapture& capture) {
   const size_t middle = sorted.size() / 2;
   const double median =
       sorted.size() % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2.0;
-  std::printf("execute: %ld iteration(s), median %.3f ms, min %.3f ms\n", options.iterations,
-              median, sorted.front());
-  std::printf("planned memory: %zu buffer(s)", planned_pools.size());
+  std::printf("execute: %" PRIu64 " iteration(s), median %.3f ms, min %.3f ms\n",
+              options.iterations, median, sorted.front());
+  const MethodMemory& pools = **memory;
+  std::printf("planned memory: %zu buffer(s)", pools.num_planned_buffers());
   size_t planned_total = 0;
-  for (size_t i = 0; i < planned_pools.size(); ++i) {
-    std::printf("%s [%zu] %zu bytes", i == 0 ? ":" : ",", i, planned_pools[i].size());
-    planned_total += planned_pools[i].size();
+  for (size_t i = 0; i < pools.num_planned_buffers(); ++i) {
+    std::printf("%s [%zu] %zu bytes", i == 0 ? ":" : ",", i, pools.planned_buffer_size(i));
+    planned_total += pools.planned_buffer_size(i);
   }
   std::printf(" (total %zu)\n", planned_total);
-  std::printf("method allocator: %zu / %zu bytes used\n", method_allocator.used(),
-              method_allocator.size());
-  std::printf("temp allocator: peak %zu / %zu bytes\n", temp_allocator.peak(),
-              temp_allocator.size());
-  const ethos_u::EthosUBackend* npu = ethos_u::registered_ethos_u_backend();
-  if (meta->num_backends() > 0 && npu != nullptr && npu->last_counters().commands > 0) {
-    const ethos_u::NpuCounters& c = npu->last_counters();
-    std::printf("ethos-u (virtual NPU, last delegate call): %llu operations, %llu MACs, %llu "
-                "element ops, %llu DMAs, %llu commands\n",
-                static_cast<unsigned long long>(c.operations), static_cast<unsigned long long>(c.macs),
-                static_cast<unsigned long long>(c.element_ops),
-                static_cast<unsigned long long>(c.dma_transfers),
-                static_cast<unsigned long long>(c.commands));
-  }
+  std::printf("method allocator: %zu / %zu bytes used\n", pools.method_allocator().used(),
+              pools.method_allocator().size());
+  std::printf("temp allocator: peak %zu / %zu bytes\n", pools.temp_allocator().peak(),
+              pools.temp_allocator().size());
+#ifdef KILN_RUN_ETHOS_U
+  print_npu_counters(*method);
+#endif
   if (options.profile) profile.print(options.iterations);
   return 0;
 }
@@ -394,8 +404,10 @@ int main(int argc, char** argv) {
 
   const Error registered = register_portable_kernels();
   if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
+#ifdef KILN_RUN_ETHOS_U
   // Delegated Ethos-U programs run on the host through the virtual NPU.
   const Error npu = ethos_u::register_ethos_u_backend_with_virtual_npu();
   if (npu != Error::Ok) return host::report_failure(capture, npu, "registering the EthosUBackend");
+#endif
   return host::run(options, capture);
 }

@@ -1,5 +1,5 @@
 // Per-operator timing for the runner's --profile table.
-#include "examples/host/operator_profile.h"
+#include "tools/kiln_run/operator_profile.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/platform/platform.h"
+#include "tools/kiln_run/printable.h"
 
 namespace kiln::host {
 
@@ -19,7 +20,7 @@ void OperatorProfile::on_instruction_end(size_t index, const char* op_name,
   entry.total_ns += ticks_to_ns(end_ticks - start_ticks);
 }
 
-void OperatorProfile::print(long iterations) const {
+void OperatorProfile::print(uint64_t iterations) const {
   // Equal names at different addresses (e.g. two operator tables) become one row.
   std::map<std::string, Entry> by_name;
   for (const auto& [name, entry] : entries_) {
@@ -32,12 +33,13 @@ void OperatorProfile::print(long iterations) const {
             [](const auto& a, const auto& b) { return a.second.total_ns > b.second.total_ns; });
   uint64_t all_ns = 0;
   for (const auto& row : rows) all_ns += row.second.total_ns;
-  std::printf("per-operator time over %ld iteration(s):\n", iterations);
+  std::printf("per-operator time over %" PRIu64 " iteration(s):\n", iterations);
   std::printf("  %-48s %8s %12s %7s\n", "operator", "calls", "total ms", "share");
   for (const auto& [name, entry] : rows) {
     const double share =
         all_ns == 0 ? 0.0 : 100.0 * static_cast<double>(entry.total_ns) / static_cast<double>(all_ns);
-    std::printf("  %-48s %8" PRIu64 " %12.3f %6.1f%%\n", name.c_str(), entry.calls,
+    // Operator names come from the program: escaped.
+    std::printf("  %-48s %8" PRIu64 " %12.3f %6.1f%%\n", printable(name).c_str(), entry.calls,
                 static_cast<double>(entry.total_ns) / 1e6, share);
   }
 }

@@ -16,7 +16,7 @@ class OperatorProfile final : public InstructionObserver {
                           uint64_t end_ticks) override;
 
   /// Prints one row per operator, most time first.
-  void print(long iterations) const;
+  void print(uint64_t iterations) const;
 
  private:
   struct Entry {

@@ -1,47 +1,65 @@
-// Command-line parsing for kiln_executor_runner.
-#include "examples/host/runner_options.h"
+// Command-line parsing for kiln-run.
+#include "tools/kiln_run/runner_options.h"
 
-#include <cstdlib>
+#include <cinttypes>
+#include <cstring>
+
+#include "tools/kiln_run/printable.h"
 
 namespace kiln::host {
 
 void print_usage(FILE* out) {
   std::fprintf(out,
-               "usage: kiln_executor_runner PROGRAM.pte [--input x.npy ...] [--output-dir DIR]\n"
-               "                            [--iterations N] [--method NAME] [--temp-bytes N]\n"
-               "                            [--profile] [--verbose]\n"
+               "usage: kiln-run PROGRAM.pte [--input x.npy ...] [--output-dir DIR]\n"
+               "                [--iterations N] [--method NAME] [--temp-bytes N]\n"
+               "                [--profile] [--verbose]\n"
                "\n"
-               "Runs one method of a Kiln/ExecuTorch .pte program with the portable kernels.\n"
+               "Runs one method of a Kiln/ExecuTorch .pte program with the portable kernels\n"
+               "(Ethos-U delegates on Kiln's virtual NPU).\n"
                "  --input FILE      a .npy file per method input, in order (repeat the flag);\n"
                "                    without it the inputs get deterministic values\n"
-               "  --output-dir DIR  where output_<i>.npy files go (default: .)\n"
-               "  --iterations N    executions to time (default 1)\n"
+               "  --output-dir DIR  where output_<i>.npy files go, created if missing (default: .)\n"
+               "  --iterations N    executions to time, 1 to %" PRIu64 " (default 1)\n"
                "  --method NAME     method to run (default: forward, else the first)\n"
-               "  --temp-bytes N    kernel scratch allocator size (default 1 MiB)\n"
+               "  --temp-bytes N    kernel scratch allocator size, up to 2^40 (default 1 MiB)\n"
                "  --profile         per-operator time table\n"
                "  --verbose         show the runtime's info messages\n"
-               "exit status: 0 ok, 1 runtime/file error, 2 bad command line\n");
+               "exit status: 0 ok, 1 runtime/file error, 2 bad command line\n",
+               kMaxIterations);
+}
+
+bool parse_bounded_unsigned(const char* text, uint64_t minimum, uint64_t maximum, uint64_t* out) {
+  uint64_t value = 0;
+  if (*text == '\0') return false;
+  for (const char* p = text; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return false;
+    if (__builtin_mul_overflow(value, uint64_t{10}, &value) ||
+        __builtin_add_overflow(value, static_cast<uint64_t>(*p - '0'), &value)) {
+      return false;
+    }
+  }
+  if (value < minimum || value > maximum) return false;
+  *out = value;
+  return true;
 }
 
 bool parse_options(int argc, char** argv, Options* options, bool* help) {
+  // One line per problem; the full usage is for --help.
+  auto fail = [](const std::string& why) {
+    std::fprintf(stderr, "kiln-run: %s (kiln-run --help for usage)\n", why.c_str());
+    return false;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    auto need_value = [&]() {
-      if (!has_value) std::fprintf(stderr, "kiln_executor_runner: %s needs a value\n", argv[i]);
-      return has_value;
+    auto need_value = [&]() { return has_value || fail(arg + " needs a value"); };
+    auto parse_count = [&](uint64_t minimum, uint64_t maximum, uint64_t* out) {
+      const char* text = argv[++i];
+      if (parse_bounded_unsigned(text, minimum, maximum, out)) return true;
+      return fail(arg + " needs an integer from " + std::to_string(minimum) + " to " +
+                  std::to_string(maximum) + ", got '" + printable(text, std::strlen(text)) + "'");
     };
-    auto parse_count = [&](const char* text, unsigned long long minimum, unsigned long long* out) {
-      char* end = nullptr;
-      *out = std::strtoull(text, &end, 10);
-      if (end == text || *end != '\0' || *out < minimum || text[0] == '-') {
-        std::fprintf(stderr, "kiln_executor_runner: %s needs an integer >= %llu, got '%s'\n",
-                     arg.c_str(), minimum, text);
-        return false;
-      }
-      return true;
-    };
-    unsigned long long count = 0;
+    uint64_t count = 0;
     if (arg == "-h" || arg == "--help") {
       *help = true;
     } else if (arg == "--input") {
@@ -54,30 +72,24 @@ bool parse_options(int argc, char** argv, Options* options, bool* help) {
       if (!need_value()) return false;
       options->method_name = argv[++i];
     } else if (arg == "--iterations") {
-      if (!need_value() || !parse_count(argv[++i], 1, &count)) return false;
-      options->iterations = static_cast<long>(count);
+      if (!need_value() || !parse_count(1, kMaxIterations, &count)) return false;
+      options->iterations = count;
     } else if (arg == "--temp-bytes") {
-      if (!need_value() || !parse_count(argv[++i], 0, &count)) return false;
+      if (!need_value() || !parse_count(0, kMaxTempBytes, &count)) return false;
       options->temp_bytes = static_cast<size_t>(count);
     } else if (arg == "--profile") {
       options->profile = true;
     } else if (arg == "--verbose") {
       options->verbose = true;
     } else if (!arg.empty() && arg[0] == '-') {
-      std::fprintf(stderr, "kiln_executor_runner: unknown option %s\n", arg.c_str());
-      return false;
+      return fail("unknown option " + printable(arg));
     } else if (options->program_path.empty()) {
       options->program_path = arg;
     } else {
-      std::fprintf(stderr, "kiln_executor_runner: more than one program given (%s)\n",
-                   arg.c_str());
-      return false;
+      return fail("more than one program given (" + printable(arg) + ")");
     }
   }
-  if (!*help && options->program_path.empty()) {
-    std::fprintf(stderr, "kiln_executor_runner: no program given\n");
-    return false;
-  }
+  if (!*help && options->program_path.empty()) return fail("no program given");
   return true;
 }
 

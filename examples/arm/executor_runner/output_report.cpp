@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "examples/arm/executor_runner/npy_view.h"
+#include "runtime/npy/npy_view.h"
 #include "examples/arm/platform/board.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/tensor.h"
@@ -71,7 +71,7 @@ void print_output(size_t index, const EValue& value) {
 bool output_matches(size_t index, const EValue& value, const KilnEmbeddedFile& expected) {
   char what[32];
   std::snprintf(what, sizeof(what), "expected output %zu", index);
-  Result<NpyView> view = parse_npy(expected.data, expected.size, what);
+  Result<NpyView> view = parse_npy({expected.data, expected.size}, what);
   if (!view.ok()) return false;
   if (!value.is_tensor()) {
     KILN_LOG(Error, "output %zu is a %s; a tensor was expected", index, tag_name(value.tag()));

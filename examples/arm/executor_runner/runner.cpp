@@ -12,7 +12,7 @@
 
 #include "examples/arm/executor_runner/embedded_files.h"
 #include "examples/arm/executor_runner/memory_pools.h"
-#include "examples/arm/executor_runner/npy_view.h"
+#include "runtime/npy/npy_view.h"
 #include "examples/arm/executor_runner/operator_timing.h"
 #include "examples/arm/executor_runner/output_report.h"
 #include "examples/arm/platform/board.h"
@@ -60,9 +60,9 @@ void print_usage(const char* name, const MemoryAllocator& allocator) {
 struct Inputs {
   Tensor* tensors[8];
   alignas(Tensor) uint8_t storage[8][sizeof(Tensor)];
-  int32_t sizes[8][kNpyMaxDim];
-  uint8_t dim_order[8][kNpyMaxDim];
-  int32_t strides[8][kNpyMaxDim];
+  int32_t sizes[8][kTensorMaxDim];
+  uint8_t dim_order[8][kTensorMaxDim];
+  int32_t strides[8][kTensorMaxDim];
 };
 
 Error set_inputs(Method& method, const MethodMeta& meta, Inputs& inputs) {
@@ -75,7 +75,7 @@ Error set_inputs(Method& method, const MethodMeta& meta, Inputs& inputs) {
   for (size_t i = 0; i < count; ++i) {
     char what[24];
     std::snprintf(what, sizeof(what), "input %zu", i);
-    KILN_TRY_ASSIGN(NpyView view, parse_npy(kiln_embedded_inputs[i].data, kiln_embedded_inputs[i].size, what));
+    KILN_TRY_ASSIGN(NpyView view, parse_npy({kiln_embedded_inputs[i].data, kiln_embedded_inputs[i].size}, what));
     for (int32_t d = 0; d < view.dim; ++d) {
       inputs.sizes[i][d] = view.shape[d];
       inputs.dim_order[i][d] = static_cast<uint8_t>(d);
