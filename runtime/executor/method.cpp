@@ -78,6 +78,14 @@ Method::~Method() {
 }
 
 size_t Method::inputs_size() const { return num_inputs_; }
+
+Result<DelegateInfo> Method::get_delegate(size_t i) const {
+  if (i >= num_delegates_) {
+    KILN_LOG(Error, "delegate %zu requested; the method has %zu", i, num_delegates_);
+    return Error::InvalidArgument;
+  }
+  return DelegateInfo{delegates_[i].id, delegates_[i].backend, delegates_[i].handle};
+}
 size_t Method::outputs_size() const { return num_outputs_; }
 
 size_t Method::input_value_index(size_t i) const {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/backend/backend_interface.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/result.h"
@@ -34,6 +35,15 @@ class InstructionObserver {
   /// kiln_pal_current_ticks(); convert with kiln::ticks_to_ns().
   virtual void on_instruction_end(size_t index, const char* op_name, uint64_t start_ticks,
                                   uint64_t end_ticks) = 0;
+};
+
+/// One initialized delegate of a method (see Method::get_delegate).
+struct DelegateInfo {
+  /// The backend id the program names, e.g. "EthosUBackend".
+  const char* backend_id;
+  const BackendInterface* backend;
+  /// What the backend's init returned; the backend defines what it points at.
+  const DelegateHandle* handle;
 };
 
 namespace internal {
@@ -76,6 +86,11 @@ class Method final {
   MethodMeta method_meta() const;
   /// Entries in the value table.
   size_t values_size() const { return num_values_; }
+  /// Delegates (backend calls) the method initialized.
+  size_t delegates_size() const { return num_delegates_; }
+  /// Delegate `i` (in the program's delegate order), for a backend's per-delegate
+  /// statistics; InvalidArgument (logged) for a bad `i`.
+  Result<DelegateInfo> get_delegate(size_t i) const;
 
   /// Receives per-instruction timing from now on; nullptr stops it.
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }

@@ -8,23 +8,47 @@ macro(kiln_option name help default)
   list(APPEND KILN_OPTION_NAMES ${name})
 endmacro()
 
-macro(kiln_string_option name help default)
-  set(${name} "${default}" CACHE STRING "${help}")
+# A cache variable of `type` (STRING, FILEPATH, PATH); extra arguments are its allowed values.
+macro(kiln_cache_option name type help default)
+  set(${name} "${default}" CACHE ${type} "${help}")
+  if(${ARGC} GREATER 4)
+    set_property(CACHE ${name} PROPERTY STRINGS ${ARGN})
+  endif()
   list(APPEND KILN_OPTION_NAMES ${name})
 endmacro()
 
+macro(kiln_string_option name help default)
+  kiln_cache_option(${name} STRING "${help}" "${default}")
+endmacro()
+
 kiln_option(KILN_BUILD_TESTS "Build the GoogleTest suites (tests/cpp)" OFF)
-kiln_option(KILN_BUILD_PYTHON "Build the Python extension module kiln._runtime" OFF)
-kiln_option(KILN_BUILD_HOST_RUNNER "Build the host runner (examples/host)" ON)
+kiln_option(KILN_BUILD_PYTHON "Build the Python extension module kiln._runtime (needs KILN_BUILD_ETHOS_U)" OFF)
+kiln_option(KILN_BUILD_HOST_RUNNER "Build the host runner kiln-run (tools/kiln_run)" ON)
 kiln_option(KILN_ENABLE_SANITIZERS "Compile with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
-kiln_string_option(KILN_PAL "Platform abstraction layer: posix or minimal" "posix")
-kiln_string_option(KILN_LOG_LEVEL "Lowest log level compiled in: Debug, Info, Error, Fatal" "Info")
-# Bare-metal Arm (issue 5): runner firmware for Corstone-300, its QEMU tests, the Ethos-U delegate.
+kiln_cache_option(KILN_PAL STRING "Platform abstraction layer: posix or minimal" "posix" posix minimal)
+kiln_cache_option(KILN_LOG_LEVEL STRING "Lowest log level compiled in: Debug, Info, Error, Fatal" "Info"
+                  Debug Info Error Fatal)
+kiln_option(KILN_BUILD_ETHOS_U "Build backends/arm: the Ethos-U delegate, its NPU drivers and the virtual NPU" ON)
+# Coverage-guided fuzzing (tests/fuzz; the `fuzz` preset: clang, libFuzzer, ASan + UBSan).
+kiln_option(KILN_BUILD_FUZZERS "Build the libFuzzer targets (tests/fuzz; needs clang)" OFF)
+kiln_string_option(KILN_FUZZ_SECONDS "Seconds ctest runs each fuzz target for" "60")
+
+# Bare-metal Arm: runner firmware for Corstone-300 and its QEMU tests.
 kiln_option(KILN_BUILD_FIRMWARE "Build the Arm runner firmware (examples/arm; arm-none-eabi toolchain)" OFF)
 kiln_option(KILN_BUILD_FIRMWARE_TESTS "Add firmware tests that run in QEMU (tests/firmware)" OFF)
-kiln_option(KILN_BUILD_ETHOS_U "Build the Ethos-U delegate with the virtual NPU as its driver (backends/arm)" OFF)
 kiln_option(KILN_FIRMWARE_TEST_MV2 "Add the MobileNetV2 Ethos-U firmware test (about 30 s: compile + 3.5 G instructions in QEMU)" ON)
-# Selective build (issue 6; tools/cmake/KilnSelectiveBuild.cmake): runners link only these kernels.
+kiln_cache_option(KILN_BOARD_CODE_REGION STRING "Where firmware code goes: ITCM (512 KiB) or SRAM (2 MiB)" "ITCM"
+                  ITCM SRAM)
+# One firmware for one program given on the command line (kiln-deploy, examples/arm/run.sh):
+# the 'kiln_firmware' target.
+kiln_cache_option(KILN_FIRMWARE_PTE FILEPATH "A .pte to build into the 'kiln_firmware' target" "")
+kiln_cache_option(KILN_FIRMWARE_MEMORY_HEADER FILEPATH "Its memory header (<name>_memory.h from kiln.memory.manifest)" "")
+kiln_string_option(KILN_FIRMWARE_INPUTS "Its inputs (.npy files, in input order)" "")
+kiln_string_option(KILN_FIRMWARE_EXPECTED_OUTPUTS "Outputs to check against, bit for bit (.npy), optional" "")
+kiln_option(KILN_FIRMWARE_SELECTIVE "Link 'kiln_firmware' with only its program's kernels (selective build)" OFF)
+kiln_option(KILN_FIRMWARE_DTYPE_SELECTIVE "With KILN_FIRMWARE_SELECTIVE: compile them for only the program's dtypes" OFF)
+
+# Selective build (tools/cmake/KilnSelectiveBuild.cmake): runners link only these kernels.
 kiln_string_option(KILN_SELECT_OPS_PROGRAM "Runners get only the kernels these .pte programs call (a ;-list)" "")
 kiln_string_option(KILN_SELECT_OPS_LIST "Runners get only these operators (aten::add.out,aten::relu.out,...)" "")
 kiln_string_option(KILN_SELECT_OPS_YAML "Runners get only the operators of this YAML (kiln-oplist --yaml)" "")

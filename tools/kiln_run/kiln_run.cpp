@@ -389,10 +389,8 @@ int main(int argc, char** argv) {
   using namespace kiln;
   host::Options options;
   bool help = false;
-  if (!host::parse_options(argc, argv, &options, &help)) {
-    host::print_usage(stderr);
-    return host::kExitUsage;
-  }
+  // parse_options has said why in one line.
+  if (!host::parse_options(argc, argv, &options, &help)) return host::kExitUsage;
   if (help) {
     host::print_usage(stdout);
     return 0;

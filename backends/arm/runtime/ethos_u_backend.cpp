@@ -28,6 +28,9 @@ struct DelegateState {
   char target[kMaxTargetName];
   /// The program says its rank-4 NPU buffers are NHWC (compile spec io_layout=nhwc).
   bool npu_is_nhwc;
+  /// What the NPU did in this delegate's latest call (per instance: see the header).
+  NpuCounters counters;
+  bool has_executed;
 };
 
 /// The value of compile spec `key`, or an empty span.
@@ -193,7 +196,7 @@ Result<DelegateHandle*> EthosUBackend::init(BackendInitContext& context,
 Error EthosUBackend::execute(BackendExecuteContext& context, DelegateHandle* handle,
                              Span<EValue*> args) const {
   if (handle == nullptr) return Error::DelegateInvalidHandle;
-  const DelegateState& state = *static_cast<const DelegateState*>(handle);
+  DelegateState& state = *static_cast<DelegateState*>(handle);
   const Payload& payload = state.payload;
   if (args.size() != payload.num_inputs + payload.num_outputs) {
     KILN_LOG(Error, "ethos-u delegate called with %zu arguments; its payload has %zu inputs and "
@@ -228,8 +231,9 @@ Error EthosUBackend::execute(BackendExecuteContext& context, DelegateHandle* han
                                payload.command_data.size() / 4};
   invocation.regions = {state.regions, kBoundRegions};
   invocation.target = state.target[0] != '\0' ? state.target : nullptr;
-  last_counters_ = NpuCounters();
-  const Error error = driver_->invoke(invocation, &last_counters_);
+  state.counters = NpuCounters();
+  state.has_executed = true;
+  const Error error = driver_->invoke(invocation, &state.counters);
   if (error != Error::Ok) {
     KILN_LOG(Error, "ethos-u delegate: NPU driver %s failed: %s", driver_->name(), error_name(error));
     return error;
@@ -267,5 +271,40 @@ Error register_ethos_u_backend(NpuDriver* driver) {
 }
 
 const EthosUBackend* registered_ethos_u_backend() { return backend_slot; }
+
+Result<NpuCounters> EthosUBackend::last_counters(const DelegateHandle* handle) const {
+  if (handle == nullptr) return Error::DelegateInvalidHandle;
+  return static_cast<const DelegateState*>(handle)->counters;
+}
+
+bool EthosUBackend::has_executed(const DelegateHandle* handle) const {
+  return handle != nullptr && static_cast<const DelegateState*>(handle)->has_executed;
+}
+
+Result<NpuCounters> method_npu_counters(const Method& method, size_t* delegates_run) {
+  NpuCounters total;
+  size_t run = 0;
+  for (size_t i = 0; i < method.delegates_size(); ++i) {
+    KILN_TRY_ASSIGN(const DelegateInfo delegate, method.get_delegate(i));
+    // Only the registered EthosUBackend's handles are DelegateStates (no RTTI to ask).
+    if (backend_slot == nullptr || delegate.backend != backend_slot) continue;
+    const EthosUBackend* backend = backend_slot;
+    if (!backend->has_executed(delegate.handle)) continue;
+    KILN_TRY_ASSIGN(const NpuCounters counters, backend->last_counters(delegate.handle));
+    total.operations += counters.operations;
+    total.dma_transfers += counters.dma_transfers;
+    total.macs += counters.macs;
+    total.element_ops += counters.element_ops;
+    total.commands += counters.commands;
+    total.cycles += counters.cycles;
+    for (size_t r = 0; r <= kNpuMaxRegions; ++r) {
+      total.bytes_read[r] += counters.bytes_read[r];
+      total.bytes_written[r] += counters.bytes_written[r];
+    }
+    ++run;
+  }
+  if (delegates_run != nullptr) *delegates_run = run;
+  return total;
+}
 
 }  // namespace kiln::ethos_u

@@ -6,6 +6,12 @@
 // into the NPU's regions (permuting NCHW <-> NHWC on the CPU when the program's layout and
 // the NPU's differ), runs the command stream through the NpuDriver and copies the outputs
 // back. Nothing is allocated while executing.
+//
+// Threads: the backend keeps no mutable state of its own. What the NPU did in a call (its
+// counters) is kept per delegate instance, in the delegate's state in the method
+// allocator, so methods executed on different threads never mix their counters. The
+// driver is the one shared resource (one NPU): it serializes invocations when several
+// threads can call it (npu_driver.h).
 #pragma once
 
 #include <cstddef>
@@ -13,6 +19,7 @@
 
 #include "backends/arm/runtime/npu_driver.h"
 #include "runtime/backend/backend_interface.h"
+#include "runtime/executor/method.h"
 
 namespace kiln::ethos_u {
 
@@ -45,13 +52,16 @@ class EthosUBackend final : public BackendInterface {
   size_t method_allocator_size(Span<const uint8_t> processed,
                                Span<const CompileSpec> compile_specs) const override;
 
-  /// What the NPU did in the most recent execute (of any delegate).
-  const NpuCounters& last_counters() const { return last_counters_; }
+  /// What the NPU did in the most recent execute of the delegate `handle` (one this
+  /// backend's init returned); all zero before its first execute. DelegateInvalidHandle
+  /// for a null handle.
+  Result<NpuCounters> last_counters(const DelegateHandle* handle) const;
+
+  /// True once the delegate `handle` has executed (successfully or not).
+  bool has_executed(const DelegateHandle* handle) const;
 
  private:
   NpuDriver* driver_;
-  /// Written by execute, which the interface declares const.
-  mutable NpuCounters last_counters_;
 };
 
 /// Registers the EthosUBackend, running on `driver` (which must live as long as the
@@ -61,5 +71,11 @@ Error register_ethos_u_backend(NpuDriver* driver);
 
 /// The registered backend, or nullptr before register_ethos_u_backend().
 const EthosUBackend* registered_ethos_u_backend();
+
+/// What the NPU did in `method`'s most recent execute: the counters of each of its
+/// EthosUBackend delegates' latest call, added up. `delegates_run` (may be null) gets the
+/// number of those delegates that have executed. All zero for a method without them.
+/// Errors: Method::get_delegate's.
+Result<NpuCounters> method_npu_counters(const Method& method, size_t* delegates_run);
 
 }  // namespace kiln::ethos_u

@@ -1,12 +1,17 @@
-// Room for the register-level Ethos-U driver (not implemented yet: Kiln has no board with
-// an Ethos-U in its test setup, and QEMU models none).
-//
-// A firmware build implements NpuDriver with the NPU's registers and registers the
-// delegate with it, exactly as the host does with the virtual NPU:
+// EthosUHardwareDriver: the register-level Ethos-U driver, as a skeleton. Every entry
+// point of NpuDriver exists and compiles for Cortex-M, but none is implemented yet: Kiln
+// has no board with an Ethos-U in its test setup, and QEMU models none. Each returns
+// Error::NotImplemented (or reports the NPU unavailable) with a log line, so that a
+// firmware linked with it fails by name instead of silently. It is the template a real
+// driver fills in, and the delegate registers it exactly as the host does the virtual
+// NPU:
 //
 //   static kiln::ethos_u::EthosUHardwareDriver npu(ETHOS_U_BASE_ADDRESS);
-//   npu.init();                                  // reset, check ID/CONFIG, enable IRQ
-//   kiln::ethos_u::register_ethos_u_backend(&npu);
+//   if (npu.init() == kiln::Error::Ok) kiln::ethos_u::register_ethos_u_backend(&npu);
+//
+// init() must: reset the NPU (CMD/RESET registers), read ID and CONFIG (MACs/cycle, the
+// command stream version) and keep them, program the PMU event counters and enable the
+// interrupt.
 //
 // What invoke() must do, in order (register names from the Ethos-U55 TRM):
 // 1. Check the COP1 header of the command stream (word 0 "COP1", then the optimizer's
@@ -24,6 +29,39 @@
 // 6. Fill NpuCounters from the PMU: PMCCNTR (cycles) and the event counters programmed
 //    at init (e.g. NPU_ACTIVE, AXI read/write beats per port).
 // region_alignment() is 16: base pointers and QBASE must be 16-byte aligned.
+//
+// One NPU runs one command stream at a time: a driver used by several threads (an RTOS)
+// serializes invoke().
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+
 #include "backends/arm/runtime/npu_driver.h"
+
+namespace kiln::ethos_u {
+
+class EthosUHardwareDriver final : public NpuDriver {
+ public:
+  /// `base_address`: where the NPU's registers are mapped (SoC-specific).
+  explicit EthosUHardwareDriver(uintptr_t base_address) : base_address_(base_address) {}
+
+  /// Resets and identifies the NPU. NotImplemented (logged) in this skeleton.
+  Error init();
+
+  const char* name() const override { return "ethos-u-hardware"; }
+  /// False until init() has succeeded (so always, in this skeleton; logged).
+  bool is_available() const override;
+  size_t region_alignment() const override { return kRegionAlignment; }
+  /// Runs the stream on the NPU. NotImplemented (logged) in this skeleton.
+  Error invoke(const NpuInvocation& invocation, NpuCounters* counters) override;
+
+  /// Base pointers and QBASE must be multiples of this.
+  static constexpr size_t kRegionAlignment = 16;
+
+ private:
+  uintptr_t base_address_;
+  bool initialized_ = false;
+};
+
+}  // namespace kiln::ethos_u

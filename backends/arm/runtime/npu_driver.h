@@ -4,7 +4,7 @@
 // Two kinds of implementation plug in here:
 // - VirtualNpuDriver (virtual_npu_driver.h): Kiln's functional model of the Ethos-U,
 //   on the host or on a CPU without an NPU;
-// - a register-level driver on hardware (ethos_u_hardware_driver.h describes what it
+// - EthosUHardwareDriver (ethos_u_hardware_driver.h, a skeleton that says what it
 //   must do): it writes the base pointers, starts the command stream and waits for the
 //   NPU's interrupt.
 // The delegate owns no NPU state: it binds tensors into regions and calls invoke().

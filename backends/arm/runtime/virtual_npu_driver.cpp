@@ -2,7 +2,6 @@
 
 #include <cstring>
 
-#include "backends/arm/runtime/ethos_u_backend.h"
 #include "runtime/platform/log.h"
 
 namespace kiln::ethos_u {
@@ -58,17 +57,6 @@ Error VirtualNpuDriver::invoke(const NpuInvocation& invocation, NpuCounters* cou
     }
   }
   return error;
-}
-
-VirtualNpuDriver& host_virtual_npu_driver() {
-  // Function-local statics: built on first use, never by a static initializer.
-  static uint8_t work_memory[vnpu::kRecommendedWorkMemoryBytes];
-  static VirtualNpuDriver driver({work_memory, sizeof(work_memory)}, vnpu::Config());
-  return driver;
-}
-
-Error register_ethos_u_backend_with_virtual_npu() {
-  return register_ethos_u_backend(&host_virtual_npu_driver());
 }
 
 }  // namespace kiln::ethos_u

@@ -1,5 +1,7 @@
 // VirtualNpuDriver: NpuDriver on Kiln's virtual Ethos-U (backends/arm/vnpu), for running
-// delegated programs where there is no NPU: the host runner, the Python runtime, tests.
+// delegated programs where there is no NPU: the host runner, the Python runtime, tests,
+// firmware on QEMU. One driver is one NPU: invoke() uses the driver's work memory, so
+// callers on several threads serialize it (host_virtual_npu.h does).
 #pragma once
 
 #include <cstddef>
@@ -40,14 +42,5 @@ class VirtualNpuDriver final : public NpuDriver {
   Span<vnpu::OpRecord> records_;
   size_t num_records_ = 0;
 };
-
-/// Registers the EthosUBackend with a process-wide virtual NPU (its work memory is a
-/// static buffer). For hosts: kiln-run and the Python runtime call this once.
-/// RegistrationAlreadyRegistered if an EthosUBackend is registered already.
-Error register_ethos_u_backend_with_virtual_npu();
-
-/// The driver register_ethos_u_backend_with_virtual_npu() uses (for per-operation records
-/// and counters in benchmarks).
-VirtualNpuDriver& host_virtual_npu_driver();
 
 }  // namespace kiln::ethos_u

@@ -2,7 +2,7 @@
 
 The console script replaces itself with the C++ runner, passing every argument on, so
 that timings, exit codes and output are the runner's own (see
-examples/host/executor_runner.cpp: 0 ok, 1 runtime or file error, 2 bad command line).
+tools/kiln_run/kiln_run.cpp: 0 ok, 1 runtime or file error, 2 bad command line).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 // Python hook for the EthosUBackend: registers the delegate on the host's virtual NPU, so
 // that delegated programs loaded through kiln.runtime run, exposes what the NPU did in the
-// last delegate call (PMU-style counters and, on request, one record per operation), and
+// calling thread's last execute (PMU-style counters; per method with Method.npu_counters)
+// and, on request, one record per operation of the latest NPU call, and
 // runs one delegate payload on its own (ethos_u_run_payload: the same init/execute a
 // program's delegate call goes through, for checking payloads against a reference).
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,8 +18,10 @@
 #include <nanobind/stl/vector.h>
 
 #include "backends/arm/runtime/ethos_u_backend.h"
-#include "backends/arm/runtime/virtual_npu_driver.h"
+#include "backends/arm/runtime/host_virtual_npu.h"
+#include "python/kiln/runtime/ethos_u_bindings.h"
 #include "python/kiln/runtime/npu_counters_dict.h"
+#include "python/kiln/runtime/runtime_error.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/memory_allocator.h"
@@ -28,39 +32,48 @@ namespace nb = nanobind;
 namespace kiln::python {
 namespace {
 
-/// Storage for per-operation records (sized from Python, before execution).
+/// Storage for per-operation records (sized from Python, before execution; guarded by
+/// the virtual NPU's mutex, which every invocation that writes them holds).
 std::vector<vnpu::OpRecord>& op_records() {
   static std::vector<vnpu::OpRecord> records;
   return records;
 }
 
+/// The calling thread's latest NPU counters: threads running methods at once each see
+/// their own (the counters themselves are per delegate instance, ethos_u_backend.h).
+struct ThreadCounters {
+  ethos_u::NpuCounters counters;
+  size_t delegate_calls = 0;
+};
+
+ThreadCounters& thread_counters() {
+  thread_local ThreadCounters latest;
+  return latest;
+}
+
+nb::dict counters_dict(const ethos_u::NpuCounters& counters, size_t delegate_calls) {
+  nb::dict out = npu_counters_to_dict(counters, ethos_u::kNpuMaxRegions + 1);
+  out["delegate_calls"] = delegate_calls;
+  return out;
+}
+
 nb::dict last_counters() {
-  const ethos_u::EthosUBackend* backend = ethos_u::registered_ethos_u_backend();
-  const ethos_u::NpuCounters counters =
-      backend != nullptr ? backend->last_counters() : ethos_u::NpuCounters();
-  return npu_counters_to_dict(counters, ethos_u::kNpuMaxRegions + 1);
+  const ThreadCounters& latest = thread_counters();
+  return counters_dict(latest.counters, latest.delegate_calls);
 }
 
 void record_ops(size_t max_records) {
+  std::lock_guard<std::mutex> lock(ethos_u::host_virtual_npu_mutex());
   std::vector<vnpu::OpRecord>& records = op_records();
   records.assign(max_records, vnpu::OpRecord());
   ethos_u::host_virtual_npu_driver().set_op_records({records.data(), records.size()});
 }
 
 nb::list last_op_records() {
+  std::lock_guard<std::mutex> lock(ethos_u::host_virtual_npu_mutex());
   const std::vector<vnpu::OpRecord>& records = op_records();
   const size_t n = ethos_u::host_virtual_npu_driver().num_records();
   return npu_op_records_to_list(records.data(), n < records.size() ? n : records.size());
-}
-
-[[noreturn]] void raise_runtime_error(Error error, const std::string& context) {
-  nb::module_ runtime = nb::module_::import_("kiln._runtime");
-  nb::list log;
-  for (nb::handle record : nb::list(runtime.attr("take_log")())) log.append(record[1]);
-  nb::object error_type = nb::module_::import_("kiln.runtime.errors").attr("KilnRuntimeError");
-  nb::object exc = error_type(error_name(error), static_cast<uint32_t>(error), log, context);
-  PyErr_SetObject(error_type.ptr(), exc.ptr());
-  throw nb::python_error();
 }
 
 using IntArray = nb::ndarray<nb::c_contig, nb::device::cpu>;
@@ -121,7 +134,7 @@ nb::dict run_payload(nb::bytes blob, const std::vector<std::pair<std::string, nb
   MemoryAllocator allocator(pool.data(), pool.size());
   BackendInitContext init_context{&allocator};
   Result<DelegateHandle*> handle = backend->init(init_context, processed, spec_span);
-  if (!handle.ok()) raise_runtime_error(handle.error(), "initializing an EthosUBackend payload");
+  if (!handle.ok()) raise(handle.error(), "initializing an EthosUBackend payload");
   std::vector<ArrayTensor> tensors(inputs.size() + outputs.size());
   std::vector<EValue*> args;
   for (size_t i = 0; i < inputs.size(); ++i) bind_array(inputs[i], "input", i, &tensors[i]);
@@ -133,12 +146,28 @@ nb::dict run_payload(nb::bytes blob, const std::vector<std::pair<std::string, nb
     nb::gil_scoped_release release;
     error = backend->execute(execute_context, *handle, {args.data(), args.size()});
   }
+  const Result<ethos_u::NpuCounters> counters = backend->last_counters(*handle);
   backend->destroy(*handle);
-  if (error != Error::Ok) raise_runtime_error(error, "executing an EthosUBackend payload");
+  if (error != Error::Ok) raise(error, "executing an EthosUBackend payload");
+  thread_counters() = {*counters, 1};
   return last_counters();
 }
 
 }  // namespace
+
+void remember_npu_counters(const Method& method) {
+  size_t calls = 0;
+  Result<ethos_u::NpuCounters> counters = ethos_u::method_npu_counters(method, &calls);
+  // A method without Ethos-U delegates leaves the thread's latest NPU call as it was.
+  if (counters.ok() && calls > 0) thread_counters() = {*counters, calls};
+}
+
+nb::dict method_npu_counters_dict(const Method& method) {
+  size_t calls = 0;
+  const ethos_u::NpuCounters counters =
+      take_or_raise(ethos_u::method_npu_counters(method, &calls), "reading the NPU counters");
+  return counters_dict(counters, calls);
+}
 
 void register_ethos_u_bindings(nb::module_& m) {
   // A second import in the same process finds it registered already, which is fine.
@@ -148,9 +177,10 @@ void register_ethos_u_bindings(nb::module_& m) {
                              error_name(registered));
   }
   m.def("ethos_u_counters", &last_counters,
-        "What the virtual NPU did in the last EthosUBackend delegate call: operations, "
+        "What the virtual NPU did in this thread's last execute of a method with EthosUBackend "
+        "delegates (their calls added up; or the last ethos_u_run_payload): operations, "
         "dma_transfers, macs, element_ops, commands, bytes_read/bytes_written per region "
-        "(index 8 = the NPU's internal memory).");
+        "(index 8 = the NPU's internal memory), delegate_calls.");
   m.def("ethos_u_record_ops", &record_ops, nb::arg("max_records"),
         "Record up to max_records operations per delegate call from now on (0 stops).");
   m.def("ethos_u_run_payload", &run_payload, nb::arg("payload"), nb::arg("compile_specs"),

@@ -13,22 +13,13 @@
 #include "backends/arm/vnpu/virtual_npu.h"
 #include "backends/arm/vnpu/weight_decoder.h"
 #include "python/kiln/runtime/npu_counters_dict.h"
+#include "python/kiln/runtime/runtime_error.h"
 #include "runtime/core/error.h"
 
 namespace nb = nanobind;
 
 namespace kiln::python {
 namespace {
-
-[[noreturn]] void raise_runtime_error(Error error, const std::string& context) {
-  nb::module_ runtime = nb::module_::import_("kiln._runtime");
-  nb::list log;
-  for (nb::handle record : nb::list(runtime.attr("take_log")())) log.append(record[1]);
-  nb::object error_type = nb::module_::import_("kiln.runtime.errors").attr("KilnRuntimeError");
-  nb::object exc = error_type(error_name(error), static_cast<uint32_t>(error), log, context);
-  PyErr_SetObject(error_type.ptr(), exc.ptr());
-  throw nb::python_error();
-}
 
 nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string& arch, int macs,
                   uint64_t max_operations, uint64_t max_macs) {
@@ -68,7 +59,7 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
                   Span<const vnpu::Region>(bound, regions.size()), &counters,
                   Span<vnpu::OpRecord>(records.data(), records.size()), &num_records);
   }
-  if (err != Error::Ok) raise_runtime_error(err, "running a command stream on the virtual " + target);
+  if (err != Error::Ok) raise(err, "running a command stream on the virtual " + target);
   nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
   out["ops"] = npu_op_records_to_list(records.data(), num_records < records.size() ? num_records : records.size());
   return out;
@@ -83,7 +74,7 @@ nb::list decode_weights(nb::bytes stream, size_t max_weights) {
   Error err = vnpu::decode_weight_stream(
       Span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.c_str()), stream.size()),
       Span<int16_t>(out.data(), out.size()), arena, &count);
-  if (err != Error::Ok) raise_runtime_error(err, "decoding a weight stream");
+  if (err != Error::Ok) raise(err, "decoding a weight stream");
   nb::list values;
   for (size_t i = 0; i < count; ++i) values.append(out[i]);
   return values;

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "backends/arm/runtime/virtual_npu_driver.h"
+#include "backends/arm/runtime/host_virtual_npu.h"
 #include "runtime/core/evalue.h"
 #include "tests/cpp/ethos_u/payload_builder.h"
 #include "tests/cpp/program_builder.h"
@@ -147,11 +147,14 @@ TEST_F(EthosUBackendTest, CopiesThroughTheNpuWhenLayoutsMatch) {
   std::vector<uint8_t> out;
   ASSERT_EQ(run(input, &out), Error::Ok);
   EXPECT_EQ(out, input.bytes);
-  const auto* backend = kiln::ethos_u::registered_ethos_u_backend();
-  ASSERT_NE(backend, nullptr);
-  EXPECT_EQ(backend->last_counters().dma_transfers, 1u);
-  EXPECT_EQ(backend->last_counters().bytes_read[1], 60u);
-  EXPECT_EQ(backend->last_counters().bytes_written[1], 60u);
+  size_t delegates_run = 0;
+  kiln::Result<kiln::ethos_u::NpuCounters> counters =
+      kiln::ethos_u::method_npu_counters(harness_->method(), &delegates_run);
+  ASSERT_TRUE(counters.ok());
+  EXPECT_EQ(delegates_run, 1u);
+  EXPECT_EQ(counters->dma_transfers, 1u);
+  EXPECT_EQ(counters->bytes_read[1], 60u);
+  EXPECT_EQ(counters->bytes_written[1], 60u);
 }
 
 TEST_F(EthosUBackendTest, PermutesNchwInputsIntoAnNhwcNpuBuffer) {

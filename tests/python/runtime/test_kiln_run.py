@@ -114,7 +114,91 @@ def test_wrong_input_count_names_the_error(kiln_run, exported, tmp_path: Path) -
 def test_bad_command_line(kiln_run, args: list[str]) -> None:
     result = _run(kiln_run, *args)
     assert result.returncode == EXIT_USAGE
-    assert "usage:" in result.stderr
+    (line,) = result.stderr.splitlines()  # one line, pointing at --help
+    assert line.startswith("kiln-run: ") and "--help" in line
+
+
+def test_help_prints_the_usage(kiln_run) -> None:
+    result = _run(kiln_run, "--help")
+    assert result.returncode == EXIT_OK
+    assert result.stdout.startswith("usage: kiln-run PROGRAM.pte")
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--iterations", "18446744073709551615"),  # 2^64 - 1: was a negative count and SIGSEGV
+        ("--iterations", "9223372036854775808"),  # 2^63
+        ("--iterations", "18446744073709551616"),  # beyond 64 bits
+        ("--iterations", "10000001"),
+        ("--iterations", "-1"),
+        ("--iterations", " 3"),
+        ("--iterations", "3x"),
+        ("--temp-bytes", "18446744073709551615"),
+        ("--temp-bytes", "1099511627777"),  # 2^40 + 1
+        ("--temp-bytes", "-5"),
+    ],
+)
+def test_numeric_flags_out_of_range_are_refused(kiln_run, exported, flag: str, value: str) -> None:
+    result = _run(kiln_run, exported("add").path, flag, value)
+    assert result.returncode == EXIT_USAGE, result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith(f"kiln-run: {flag} needs an integer from ") and repr(value.strip())[1:-1] in line
+
+
+def test_output_dir_is_created_with_its_parents(kiln_run, exported, tmp_path: Path) -> None:
+    # As a user would: from a folder outside the checkout, a relative path that does not exist.
+    program = exported("add")
+    flags = _save_inputs(program.inputs, tmp_path)
+    result = subprocess.run(
+        [*kiln_run, str(program.path), *flags, "--output-dir", "out/nested/"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == EXIT_OK, result.stderr
+    got = np.load(tmp_path / "out" / "nested" / "output_0.npy")
+    np.testing.assert_allclose(got, program.eager()[0].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_output_dir_that_is_a_file_names_the_error(kiln_run, exported, tmp_path: Path) -> None:
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file, not a folder")
+    result = _run(kiln_run, exported("add").path, "--output-dir", blocker / "out")
+    assert result.returncode == EXIT_ERROR
+    assert "error: AccessFailed (0x22): cannot create the output directory" in result.stderr
+
+
+def _renamed(data: bytes, old: bytes, new: bytes) -> bytes:
+    assert len(old) == len(new) and data.count(old) == 1, (old, data.count(old))
+    return data.replace(old, new)
+
+
+# An escape sequence (clear screen), a terminal title sequence and bytes that are not UTF-8.
+HOSTILE = b"\x1b[2J\xff\xfe\x07"
+
+
+def _assert_printable(output: bytes) -> None:
+    assert b"\x1b" not in output and b"\x07" not in output
+    output.decode("ascii")  # nothing but ASCII reached the terminal
+
+
+def test_method_names_from_the_program_are_printed_escaped(kiln_run, exported, tmp_path: Path) -> None:
+    bad = tmp_path / "hostile_method.pte"
+    bad.write_bytes(_renamed(exported("add").path.read_bytes(), b"forward", HOSTILE))
+    result = subprocess.run([*kiln_run, str(bad), "--output-dir", str(tmp_path)],
+                            capture_output=True, timeout=120)
+    assert result.returncode == EXIT_OK, result.stderr
+    _assert_printable(result.stdout + result.stderr)
+    assert b"method '\\x1b[2J\\xff\\xfe\\x07'" in result.stdout
+
+
+def test_operator_names_in_errors_are_printed_escaped(kiln_run, exported, tmp_path: Path) -> None:
+    bad = tmp_path / "hostile_operator.pte"
+    bad.write_bytes(_renamed(exported("add").path.read_bytes(), b"aten::add", b"at" + HOSTILE))
+    result = subprocess.run([*kiln_run, str(bad)], capture_output=True, timeout=120)
+    assert result.returncode == EXIT_ERROR
+    _assert_printable(result.stdout + result.stderr)
+    assert b"error: OperatorMissing (0x14)" in result.stderr
+    assert b"at\\x1b[2J\\xff\\xfe\\x07.out" in result.stderr
 
 
 def test_corrupted_programs_exit_with_an_error_not_a_signal(kiln_run, exported, tmp_path: Path) -> None:
