@@ -1,18 +1,12 @@
 #include "runtime/executor/method_layout.h"
 
 #include "kiln_schema/program_generated.h"
+#include "runtime/executor/flatbuffer_vectors.h"
 #include "runtime/platform/log.h"
 
 namespace kiln {
 namespace internal {
 namespace {
-
-template <typename T>
-size_t length(const flatbuffers::Vector<T>* vector) {
-  return vector != nullptr ? vector->size() : 0;
-}
-
-size_t string_length(const flatbuffers::String* s) { return s != nullptr ? s->size() : 0; }
 
 const char* const kSectionNames[kNumSections] = {
     "values",        "tensors",      "tensor shapes",  "dim orders",    "value pointers",

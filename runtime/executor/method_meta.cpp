@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "kiln_schema/program_generated.h"
+#include "runtime/executor/flatbuffer_vectors.h"
 #include "runtime/executor/method_layout.h"
 #include "runtime/executor/value_parsing.h"
 #include "runtime/platform/log.h"
@@ -10,10 +11,7 @@
 namespace kiln {
 namespace {
 
-template <typename T>
-size_t length(const flatbuffers::Vector<T>* vector) {
-  return vector != nullptr ? vector->size() : 0;
-}
+using internal::length;
 
 /// The value that plan-level index list `io` (inputs or outputs) names at position i.
 Result<size_t> io_value_index(const kiln_pte::ExecutionPlan& plan,
