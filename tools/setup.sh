@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything Kiln needs on a Debian machine, idempotently:
 #   Debian packages (compiler, CMake, Ninja, GoogleTest, the arm-none-eabi toolchain and
-#   QEMU for the Cortex-M55 firmware), a virtual environment in
+#   QEMU for the Cortex-M55 firmware, clang for fuzzing), a virtual environment in
 #   .venv with torch 2.13 (CPU) and Kiln installed from this checkout.
 # Source it (`. tools/setup.sh`) to get the venv activated, or run it directly.
 # Environment: KILN_VENV (default <repo>/.venv), KILN_SKIP_APT=1 to skip Debian packages.
@@ -9,8 +9,10 @@ set -euo pipefail
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KILN_VENV="${KILN_VENV:-$KILN_ROOT/.venv}"
+# clang + libclang-rt-14-dev: libFuzzer and the sanitizers for the fuzz preset.
 APT_PACKAGES=(g++ cmake ninja-build libgtest-dev libgmock-dev python3-venv python3-dev
-              gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm)
+              gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
+              clang libclang-rt-14-dev)
 
 log() { printf '\033[1m[kiln setup]\033[0m %s\n' "$*"; }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Kiln test: C++ (GoogleTest, consumer project) in the release build and
 # under AddressSanitizer + UndefinedBehaviorSanitizer, the Cortex-M55 firmware tests in
-# QEMU (arm-baremetal preset), then the Python tests (AOT, kernels against eager PyTorch,
+# QEMU (arm-baremetal preset), the three libFuzzer targets for KILN_FUZZ_SECONDS each
+# (fuzz preset; default 60), then the Python tests (AOT, kernels against eager PyTorch,
 # runtime API, Ethos-U flow and virtual NPU, ExecuTorch 1.5.1 interop).
 # Extra arguments go to pytest (e.g. tools/test.sh -k softmax).
 set -euo pipefail
@@ -15,9 +16,10 @@ export KILN_EXECUTORCH_PYTHON
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 
 # arm-baremetal builds its test programs with kiln-aot, so it needs the venv (active here).
-for preset in host host-debug arm-baremetal; do
+# The fuzz preset writes its seeds with kiln-aot's Python too.
+for preset in host host-debug arm-baremetal fuzz; do
   printf '\033[1m[kiln test]\033[0m C++ tests, preset %s\n' "$preset"
-  cmake --preset "$preset" >/dev/null
+  cmake --preset "$preset" -DKILN_FUZZ_SECONDS="${KILN_FUZZ_SECONDS:-60}" >/dev/null
   cmake --build --preset "$preset"
   ctest --preset "$preset"
 done

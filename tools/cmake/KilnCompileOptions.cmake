@@ -13,3 +13,9 @@ if(KILN_ENABLE_SANITIZERS)
                       -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+if(KILN_BUILD_FUZZERS)
+  # Coverage feedback for libFuzzer in every Kiln library; the fuzz targets link libFuzzer
+  # itself (tests/fuzz).
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

@@ -60,7 +60,7 @@ def selective_runner(smallcnn, tmp_path_factory: pytest.TempPathFactory) -> Path
 @pytest.mark.slow
 def test_selective_runner_matches_the_full_runtime(smallcnn, selective_runner: Path, tmp_path: Path) -> None:
     program, input_file, model = smallcnn
-    runner = selective_runner / "examples" / "host" / "kiln_executor_runner"
+    runner = selective_runner / "tools" / "kiln_run" / "kiln_executor_runner"
     run = subprocess.run([str(runner), str(program), "--input", str(input_file), "--output-dir", str(tmp_path)],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -89,7 +89,7 @@ def test_selective_runner_has_only_the_programs_kernels(smallcnn, selective_runn
             return a - b
 
     kiln.export(_Sub(), (torch.randn(4), torch.randn(4))).save(other)
-    runner = selective_runner / "examples" / "host" / "kiln_executor_runner"
+    runner = selective_runner / "tools" / "kiln_run" / "kiln_executor_runner"
     run = subprocess.run([str(runner), str(other)], capture_output=True, text=True)
     assert run.returncode == 1
     assert "aten::sub.out is not registered" in run.stdout + run.stderr
