@@ -18,4 +18,7 @@ if(KILN_BUILD_FUZZERS)
   # Coverage feedback for libFuzzer in every Kiln library; the fuzz targets link libFuzzer
   # itself (tests/fuzz).
   add_compile_options(-fsanitize=fuzzer-no-link)
+  # UBSan findings stay recoverable here so that tests/fuzz/known_findings.supp can hold
+  # back a known one; UBSAN_OPTIONS=halt_on_error=1 still stops at any other.
+  add_compile_options(-fsanitize-recover=undefined)
 endif()
