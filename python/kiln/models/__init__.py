@@ -9,6 +9,8 @@ meaningless).
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import Callable
 
 import torch
@@ -58,17 +60,46 @@ def get(name: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     return model.eval(), inputs
 
 
+def is_model_file(spec: str) -> bool:
+    """Whether ``spec`` names a user's model file (``path/to/file.py:ClassName``)."""
+    return spec.endswith(".py") or ":" in spec
+
+
 def load(spec: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     """A built-in model name, or ``path/to/file.py:ClassName`` (see user_file.py)."""
-    if spec.endswith(".py") or ":" in spec:
+    if is_model_file(spec):
         return load_model_from_file(spec)
     return get(spec)
+
+
+def _squeezed(text: str) -> str:
+    """Lower case, letters and digits only: "MobileNet_V2" -> "mobilenetv2"."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def closest_name(name: str) -> str | None:
+    """The built-in model ``name`` most likely means: by its name (``mv3x`` -> ``mv3``) or
+    by the architecture its description starts with (``mobilenet_v2`` -> ``mv2``)."""
+    wanted = _squeezed(name)
+    if not wanted:
+        return None
+    spellings: dict[str, str] = {}
+    for model, (_, description) in _REGISTRY.items():
+        architecture = re.split(r"[ ,]", description)[0]  # "MobileNetV3-Small", "ResNet-8"
+        for spelling in (model, architecture, architecture.split("-")[0]):
+            spellings.setdefault(_squeezed(spelling), model)
+    if wanted in spellings:
+        return spellings[wanted]
+    close = difflib.get_close_matches(wanted, list(spellings), n=1, cutoff=0.6)
+    return spellings[close[0]] if close else None
 
 
 def _lookup(name: str) -> tuple[ModelFactory, str]:
     try:
         return _REGISTRY[name]
     except KeyError:
+        guess = closest_name(name)
+        hint = f" (did you mean {guess!r}?)" if guess else ""
         raise UnknownModelError(
-            f"unknown model {name!r}; available: {', '.join(_REGISTRY)}"
+            f"unknown model {name!r}{hint}; available: {', '.join(_REGISTRY)}, or path/to/file.py:ClassName"
         ) from None

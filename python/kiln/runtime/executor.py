@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,8 +65,41 @@ def _error_code(name: str) -> int:
     raise ValueError(f"unknown kiln::Error {name}")
 
 
+def _wrapper_error(name: str, reason: str, context: str) -> KilnRuntimeError:
+    """A KilnRuntimeError for a check the Python wrapper makes before calling the runtime."""
+    return KilnRuntimeError(name, _error_code(name), [reason], context)
+
+
 def _is_torch_tensor(value: object) -> bool:
     return torch is not None and isinstance(value, torch.Tensor)
+
+
+#: Values that are one input by themselves, never a sequence of inputs.
+_SINGLE_VALUES = (np.ndarray, np.generic, bool, int, float, complex)
+
+
+def _input_list(inputs: object) -> list[Any]:
+    """The method's inputs as a list, one value per input, in the method's order."""
+    if _is_torch_tensor(inputs) or isinstance(inputs, _SINGLE_VALUES):
+        return [inputs]  # one tensor is never meant as a sequence of rows
+    if isinstance(inputs, Mapping):
+        raise _wrapper_error(
+            "InvalidType",
+            "inputs given as a dict; the runtime takes them by position: a list of torch tensors or "
+            "numpy arrays in the method's input order (method.meta.inputs)",
+            "converting the inputs")
+    if inputs is None or isinstance(inputs, (str, bytes, bytearray)) or not isinstance(inputs, Iterable):
+        raise _wrapper_error(
+            "InvalidType",
+            f"inputs is {'None' if inputs is None else 'a ' + type(inputs).__name__}; give a list of torch "
+            "tensors or numpy arrays, one per method input",
+            "converting the inputs")
+    return list(inputs)
+
+
+def _native_byte_order(array: np.ndarray) -> np.ndarray:
+    """The same values in the machine's byte order (the runtime reads native numbers)."""
+    return array if array.dtype.isnative else array.astype(array.dtype.newbyteorder("="))
 
 
 def _as_input_array(value: object, index: int) -> Any:
@@ -77,25 +110,35 @@ def _as_input_array(value: object, index: int) -> Any:
             tensor = tensor.cpu()
         # resolve_conj/neg: lazily conjugated/negated views have no DLPack form.
         return tensor.resolve_conj().resolve_neg().contiguous()
-    if isinstance(value, (bool, int, float)):
-        value = np.asarray(value)
-    if isinstance(value, (np.ndarray, np.generic)):
-        array = np.ascontiguousarray(value)
+    if isinstance(value, _SINGLE_VALUES):
+        # np.asarray keeps a 0-d value 0-d (np.ascontiguousarray would make it [1]).
+        array = np.asarray(value)
         # Objects, strings, dates: no buffer of numbers the runtime could take.
         if array.dtype.kind not in "biufc":
-            raise KilnRuntimeError(
+            raise _wrapper_error(
                 "InputDtypeMismatch",
-                _error_code("InputDtypeMismatch"),
-                [f"input {index} has numpy dtype {array.dtype}, which is not a tensor dtype"],
-                "converting the inputs",
-            )
-        return array
-    raise KilnRuntimeError(
+                f"input {index} has numpy dtype {array.dtype}, which is not a tensor dtype",
+                "converting the inputs")
+        array = _native_byte_order(array)
+        return array if array.flags.c_contiguous else np.ascontiguousarray(array)
+    raise _wrapper_error(
         "InvalidType",
-        _error_code("InvalidType"),
-        [f"input {index} is a {type(value).__name__}; give torch tensors or numpy arrays"],
-        "converting the inputs",
-    )
+        f"input {index} is a {type(value).__name__}; give torch tensors or numpy arrays",
+        "converting the inputs")
+
+
+#: The largest count the runtime's size_t arguments take from Python.
+_MAX_COUNT = 2**63 - 1
+
+
+def _count(value: object, name: str, minimum: int, context: str) -> int:
+    """`value` as an int in [minimum, 2**63 - 1] (a named error otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise _wrapper_error("InvalidType", f"{name} must be an int, got {type(value).__name__} {value!r}", context)
+    if not minimum <= int(value) <= _MAX_COUNT:
+        raise _wrapper_error("InvalidArgument", f"{name} must be between {minimum} and {_MAX_COUNT}, got {int(value)}",
+                             context)
+    return int(value)
 
 
 def _to_torch(value: object) -> object:
@@ -137,9 +180,7 @@ class Method:
         return MethodMeta.from_dict(_call(self._handle.meta))
 
     def _prepare(self, inputs: Sequence[Any] | Any) -> tuple[list[Any], bool]:
-        if _is_torch_tensor(inputs) or isinstance(inputs, np.ndarray):
-            inputs = [inputs]  # one tensor is never meant as a sequence of rows
-        values = list(inputs)
+        values = _input_list(inputs)
         return_torch = any(_is_torch_tensor(v) for v in values)
         return [_as_input_array(v, i) for i, v in enumerate(values)], return_torch
 
@@ -151,14 +192,19 @@ class Method:
         """Runs the method. Returns torch tensors when any input was a torch tensor,
         numpy arrays otherwise (non-tensor outputs as Python scalars).
 
-        Raises KilnRuntimeError: InputCountMismatch, InputDtypeMismatch,
+        A 0-d array or numpy scalar is a 0-d tensor (shape []); arrays in the other
+        byte order are converted to the machine's.
+
+        Raises KilnRuntimeError: InvalidType (inputs that are not a list of tensors,
+        e.g. None or a dict), InputCountMismatch, InputDtypeMismatch,
         InputShapeMismatch, or the error of a failing kernel.
         """
         arrays, return_torch = self._prepare(inputs)
         return self._finish(_call(self._handle.execute, arrays), return_torch)
 
     def execute_timed(self, inputs: Sequence[Any] | Any, iterations: int = 10) -> TimedRun:
-        """Runs `iterations` times on the same inputs, timing each execute."""
+        """Runs `iterations` (at least 1) times on the same inputs, timing each execute."""
+        iterations = _count(iterations, "iterations", 1, "timing the method")
         arrays, return_torch = self._prepare(inputs)
         outputs, durations_ns = _call(self._handle.execute_timed, arrays, iterations)
         return TimedRun(self._finish(outputs, return_torch), [d / 1e6 for d in durations_ns])
@@ -197,8 +243,12 @@ class Program:
 
     def load_method(self, name: str = "forward", temp_bytes: int = DEFAULT_TEMP_BYTES) -> Method:
         """Initializes method `name` in memory sized from its MethodMeta; `temp_bytes`
-        is the kernel scratch space. Raises KilnRuntimeError (e.g. NotFound,
-        OperatorMissing)."""
+        is the kernel scratch space (bytes, at least 0). Raises KilnRuntimeError (e.g.
+        NotFound, OperatorMissing, InvalidArgument)."""
+        if not isinstance(name, str):
+            raise _wrapper_error("InvalidType", f"the method name must be a str, got {type(name).__name__}",
+                                 "loading a method")
+        temp_bytes = _count(temp_bytes, "temp_bytes", 0, f"loading method {name!r}")
         return Method(_call(self._handle.load_method, name, temp_bytes), self)
 
     def __repr__(self) -> str:

@@ -33,6 +33,8 @@ import configparser
 import difflib
 import functools
 import importlib.util
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +45,9 @@ TARGETS: tuple[str, ...] = (
     "ethos-u65-256", "ethos-u65-512",
     "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
 )
+
+#: The target the command-line tools compile for when none is given.
+DEFAULT_TARGET = "ethos-u55-128"
 
 _DEFAULTS: dict[str, tuple[str, str]] = {
     "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
@@ -73,6 +78,29 @@ class TargetError(CompileSpecError):
 def _did_you_mean(name: str, valid: list[str] | tuple[str, ...]) -> str:
     close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def nearest_target(name: str) -> str | None:
+    """The real configuration a mistyped target most likely means.
+
+    The family is the two digits after "u" (the nearest of 55/65/85 if they name none),
+    the MAC count the family's nearest by ratio -- unless the digits are a valid count's
+    in another order (a transposition). ``ethos-u85-129`` -> ``ethos-u85-128``,
+    ``ethos-u55-218`` -> ``ethos-u55-128``, ``u65_500`` -> ``ethos-u65-512``. Names with no
+    family and count in them fall back to spelling (difflib).
+    """
+    match = re.search(r"u\s*(\d{2})\D+(\d+)", name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name.lower(), TARGETS, n=1, cutoff=0.6)
+        return close[0] if close else None
+    families = {t.rsplit("-", 1)[0] for t in TARGETS}
+    family = min(sorted(families), key=lambda f: abs(int(f[-2:]) - int(match.group(1))))
+    counts = [int(t.rsplit("-", 1)[1]) for t in TARGETS if t.startswith(family + "-")]
+    given = int(match.group(2))
+    same_digits = [c for c in counts if sorted(str(c)) == sorted(match.group(2).lstrip("0") or "0")]
+    if same_digits:
+        return f"{family}-{same_digits[0]}"
+    return f"{family}-{min(counts, key=lambda c: abs(math.log(c / max(given, 1))))}"
 
 
 def default_vela_ini() -> Path:
@@ -170,10 +198,9 @@ class EthosUCompileSpec:
     def __post_init__(self) -> None:
         target = str(self.target).strip().lower()
         if target not in TARGETS:
-            raise TargetError(
-                f"unknown Ethos-U target {self.target!r}.{_did_you_mean(target, TARGETS)} "
-                f"Valid targets: {', '.join(TARGETS)}"
-            )
+            guess = nearest_target(target)
+            hint = f" Did you mean {guess!r}?" if guess else ""
+            raise TargetError(f"unknown Ethos-U target {self.target!r}.{hint} Valid targets: {', '.join(TARGETS)}")
         object.__setattr__(self, "target", target)
         if self.config_ini is not None:
             object.__setattr__(self, "config_ini", Path(self.config_ini))

@@ -18,6 +18,22 @@ import numpy as np
 
 logger = logging.getLogger(__name__)
 
+#: The Ethos-U architectures whose command streams the virtual NPU runs. The one place
+#: tools check a target against before they build anything for it (kiln-deploy).
+VIRTUAL_NPU_ARCHITECTURES: tuple[str, ...] = ("ethos-u55", "ethos-u65")
+
+
+def virtual_npu_refusal(target: str) -> str | None:
+    """Why programs delegated to ``target`` (e.g. "ethos-u85-128") cannot run on the
+    virtual NPU, or None when they can."""
+    arch = target.rsplit("-", 1)[0]
+    if arch in VIRTUAL_NPU_ARCHITECTURES:
+        return None
+    return (f"{target} programs cannot run yet: the virtual Ethos-U runs "
+            f"{' and '.join(a.replace('ethos-', '').upper() for a in VIRTUAL_NPU_ARCHITECTURES)} command streams "
+            "only (compile with kiln-aot, or deploy for an ethos-u55/u65 target)")
+
+
 #: Index of the internal-memory (SHRAM) entry in the counters' byte lists.
 INTERNAL_MEMORY = 8
 _COP1 = b"COP1"
