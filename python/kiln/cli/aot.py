@@ -21,12 +21,15 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import torch
+from typing import TYPE_CHECKING, Any
 
 from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+
+if TYPE_CHECKING:
+    import torch
+
+# numpy and torch are imported where they are used: a mistyped flag fails at once, without
+# the seconds torch takes to import.
 
 DEFAULT_CALIBRATION_SAMPLES = 8
 
@@ -123,6 +126,8 @@ def _reference_outputs(model_name: str, model: torch.nn.Module, inputs) -> list[
     import kiln.models
     from kiln.models.user_file import call_user_code
 
+    import torch
+
     def forward() -> list[torch.Tensor]:
         with torch.no_grad():
             return _outputs_as_list(model(*inputs))
@@ -132,6 +137,8 @@ def _reference_outputs(model_name: str, model: torch.nn.Module, inputs) -> list[
 
 def evaluate(program_bytes: bytes, inputs, reference: list[torch.Tensor]) -> list[tuple[float, bool]]:
     """Runs the program on Kiln's runtime: (max abs error / max |reference|, top-1 agrees) per output."""
+    import numpy as np
+
     from kiln.runtime import Runtime
 
     outputs = Runtime().load_program(program_bytes).load_method("forward").execute(list(inputs))
@@ -146,6 +153,8 @@ def evaluate(program_bytes: bytes, inputs, reference: list[torch.Tensor]) -> lis
 
 def calibration_samples(inputs: tuple[torch.Tensor, ...], count: int, seed: int = 0) -> list[tuple[torch.Tensor, ...]]:
     """The example inputs and ``count - 1`` random inputs with each float input's mean and std."""
+    import torch
+
     generator = torch.Generator().manual_seed(seed)
     samples = [tuple(inputs)]
     for _ in range(max(count, 1) - 1):
@@ -166,8 +175,11 @@ def _check_arguments(args: argparse.Namespace) -> Any:
     The NPU flags (--target, --system_config, --memory_mode) are checked whenever they are
     given, and refused without --delegate: nothing would run on the NPU they name.
     """
+    import kiln.models
     from kiln import KilnError
 
+    if not kiln.models.is_model_file(args.model_name):
+        kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
     if args.delegate and not args.quantize:
         raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
     if args.calibration_samples < 1:
@@ -216,6 +228,8 @@ def resolve_output(requested: str | None, default: Path) -> Path:
 
 
 def _write_intermediates(folder: Path, inputs, reference, program) -> None:
+    import numpy as np
+
     folder.mkdir(parents=True, exist_ok=True)
     for i, x in enumerate(inputs):
         np.save(folder / f"input_{i}.npy", x.detach().numpy())
@@ -264,11 +278,13 @@ def _compile_summary(program, output: Path) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the other
+    spec = _check_arguments(args)
+    output = resolve_output(args.output, _default_output(args, spec))
+    import torch
+
     import kiln
     import kiln.models
 
-    spec = _check_arguments(args)
-    output = resolve_output(args.output, _default_output(args, spec))
     steps = 3 + int(args.quantize) + int(args.evaluate)
     progress = _Progress(steps)
     with progress.step(f"building model {args.model_name}"):

@@ -31,7 +31,6 @@ import numpy as np
 
 from kiln.cli.errors import OneLineArgumentParser, report_failure
 from kiln.deploy.firmware import PRESETS, build_firmware, find_build_tools, locate_sources
-from kiln.deploy.firmware_log import parse_firmware_log
 from kiln.deploy.prepare import DeployError, PreparedProgram, prepare_program
 from kiln.deploy.qemu import QemuTimeout, run_firmware
 from kiln.deploy.steps import StepPrinter
@@ -141,6 +140,8 @@ def check_target(args: argparse.Namespace) -> None:
 
 def check_outputs(prepared: PreparedProgram, log_text: str) -> list[str]:
     """Differences between the firmware's outputs (from its log) and the host runtime's."""
+    from kiln.deploy.firmware_log import parse_firmware_log  # imports the runtime (and torch): only now
+
     log = parse_firmware_log(log_text)
     problems = []
     for i, path in enumerate(prepared.expected_outputs):

@@ -10,29 +10,34 @@ meaningless).
 from __future__ import annotations
 
 import difflib
+import importlib
 import re
-from typing import Callable
-
-import torch
+from typing import TYPE_CHECKING, Callable
 
 from kiln import KilnError
-from kiln.models import autoencoder, basic, ds_cnn, mobilenet_v2, mobilenet_v3, resnet, small_cnn, transformer
 from kiln.models.user_file import ModelFileError, load_model_from_file
 
-ModelFactory = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
+if TYPE_CHECKING:
+    import torch
 
-_REGISTRY: dict[str, tuple[ModelFactory, str]] = {
-    "add": (basic.make_add, "x + y on two 1x3x8x8 tensors"),
-    "softmax": (basic.make_softmax, "softmax over the last dim of a 2x16 tensor"),
-    "mlp": (basic.make_mlp, "3-layer perceptron with ReLU, 1x64 -> 10"),
-    "smallcnn": (small_cnn.make_small_cnn, "two conv-bn-relu-maxpool stages, avg pool, linear; 1x3x32x32"),
-    "resblock": (small_cnn.make_res_block, "conv-bn-relu6 residual block with depthwise conv; 1x16x16x16"),
-    "mv2": (mobilenet_v2.make_mobilenet_v2, "MobileNetV2, width 1.0, 1x3x224x224, 1000 classes"),
-    "resnet": (resnet.make_resnet8, "ResNet-8 (MLPerf Tiny image classification), 1x3x32x32, 10 classes"),
-    "dscnn": (ds_cnn.make_ds_cnn, "DS-CNN keyword spotting, 1x1x49x10 MFCC input, 12 classes"),
-    "autoencoder": (autoencoder.make_autoencoder, "MLP autoencoder for anomaly detection (MLPerf Tiny), 1x640"),
-    "mv3": (mobilenet_v3.make_mobilenet_v3_small, "MobileNetV3-Small (hardswish, squeeze-excite), 1x3x96x96, 1000 classes"),
-    "transformer": (transformer.make_transformer, "pre-norm transformer encoder block, 4 heads, GELU MLP; 1x16x64 (U85)"),
+    ModelFactory = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
+
+# name -> ("module:factory" under kiln.models, description). The modules (and torch) are
+# imported when a model is built, so that listing and checking names is instant.
+_REGISTRY: dict[str, tuple[str, str]] = {
+    "add": ("basic:make_add", "x + y on two 1x3x8x8 tensors"),
+    "softmax": ("basic:make_softmax", "softmax over the last dim of a 2x16 tensor"),
+    "mlp": ("basic:make_mlp", "3-layer perceptron with ReLU, 1x64 -> 10"),
+    "smallcnn": ("small_cnn:make_small_cnn", "two conv-bn-relu-maxpool stages, avg pool, linear; 1x3x32x32"),
+    "resblock": ("small_cnn:make_res_block", "conv-bn-relu6 residual block with depthwise conv; 1x16x16x16"),
+    "mv2": ("mobilenet_v2:make_mobilenet_v2", "MobileNetV2, width 1.0, 1x3x224x224, 1000 classes"),
+    "resnet": ("resnet:make_resnet8", "ResNet-8 (MLPerf Tiny image classification), 1x3x32x32, 10 classes"),
+    "dscnn": ("ds_cnn:make_ds_cnn", "DS-CNN keyword spotting, 1x1x49x10 MFCC input, 12 classes"),
+    "autoencoder": ("autoencoder:make_autoencoder", "MLP autoencoder for anomaly detection (MLPerf Tiny), 1x640"),
+    "mv3": ("mobilenet_v3:make_mobilenet_v3_small",
+            "MobileNetV3-Small (hardswish, squeeze-excite), 1x3x96x96, 1000 classes"),
+    "transformer": ("transformer:make_transformer",
+                    "pre-norm transformer encoder block, 4 heads, GELU MLP; 1x16x64 (U85)"),
 }
 
 
@@ -55,7 +60,8 @@ def describe(name: str) -> str:
 
 def get(name: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     """Builds the model ``name`` in eval mode and returns it with example inputs."""
-    factory, _ = _lookup(name)
+    module_name, _, function = _lookup(name)[0].partition(":")
+    factory: ModelFactory = getattr(importlib.import_module(f"kiln.models.{module_name}"), function)
     model, inputs = factory()
     return model.eval(), inputs
 
@@ -94,7 +100,7 @@ def closest_name(name: str) -> str | None:
     return spellings[close[0]] if close else None
 
 
-def _lookup(name: str) -> tuple[ModelFactory, str]:
+def _lookup(name: str) -> tuple[str, str]:
     try:
         return _REGISTRY[name]
     except KeyError:

@@ -12,11 +12,12 @@ import importlib.util
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
-
-import torch
+from typing import TYPE_CHECKING, TypeVar
 
 from kiln import KilnError
+
+if TYPE_CHECKING:
+    import torch
 
 T = TypeVar("T")
 
@@ -46,6 +47,8 @@ def call_user_code(spec: str, what: str, function: Callable[[], T]) -> T:
 
 def load_model_from_file(spec: str) -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
     """Imports ``file.py``, builds ``ClassName()`` and calls its ``get_example_inputs()``."""
+    import torch
+
     path_text, _, class_name = spec.rpartition(":")
     path = Path(path_text)
     if not path_text or not class_name:
