@@ -3,7 +3,8 @@ Ethos-U compile flow, the same API calls its ``aot_arm_compiler`` makes.
 
 Usage: python executorch_arm_compile.py MODEL.pt2 OUT.pte --target ethos-u55-128 CALIB_0.npy ...
 (one .npy per calibration sample, single-input models). Imports happen before the
-clock starts. Prints one JSON line: {"stages": {name: seconds}, "total": s, "bytes": n}.
+clock starts. Prints one JSON line: {"stages": {name: seconds}, "total": s, "bytes": n,
+"vela": version, "vela_flags": [...]} -- the Vela this venv has and the flags it ran with.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import contextlib
 import io
 import json
 import time
+from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +55,8 @@ def main() -> None:
     exported = torch.export.export(model, inputs, strict=False)
     lap("torch.export")
     # As aot_arm_compiler: compile spec with its verbose Vela flags, quantizer from the spec.
-    spec = EthosUCompileSpec(args.target, extra_flags=["--verbose-operators", "--verbose-cycle-estimate"])
+    vela_flags = ["--verbose-operators", "--verbose-cycle-estimate"]
+    spec = EthosUCompileSpec(args.target, extra_flags=vela_flags)
     quantizer = create_quantizer(spec)
     quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
     prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
@@ -73,7 +76,8 @@ def main() -> None:
     lap("to_executorch + serialize")
     total = time.perf_counter() - start
     args.output.write_bytes(data)
-    print(json.dumps({"stages": stages, "total": total, "bytes": len(data)}))
+    print(json.dumps({"stages": stages, "total": total, "bytes": len(data),
+                      "vela": metadata.version("ethos-u-vela"), "vela_flags": vela_flags}))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ executor with no kernel) also the bytes each Kiln library contributes, from the 
 map. Then every firmware with a program runs once in QEMU (-icount shift=0) and its
 inference's instruction count is read from the log.
 
-Then the kernel code of a selective build (issue 6): the .text (code + read-only data)
+Then the kernel code of a selective build: the .text (code + read-only data)
 of every portable kernel vs only a program's kernels vs those compiled for only the
 program's dtypes, for smallcnn (fp32, CPU) and mv2 (int8, delegated to the Ethos-U55-128:
 only its CPU ops remain). Each program's three registration libraries are built for the

@@ -15,7 +15,7 @@ import kiln
 import kiln.models
 from kiln.runtime import Runtime
 
-# Relative to the output's largest magnitude (the acceptance bound).
+# Relative to the output's largest magnitude: what the portable float kernels must meet.
 TOLERANCE = 1e-4
 
 

@@ -41,7 +41,7 @@ from kiln.runtime import Runtime
 KERNEL_TEST_DIR = Path(__file__).resolve().parent
 COVERAGE_FILE = "test_op_coverage.py"
 
-# Relative float tolerance of the brief: error <= FLOAT_TOLERANCE * max(1, max |reference|).
+# Relative float tolerance: error <= FLOAT_TOLERANCE * max(1, max |reference|).
 FLOAT_TOLERANCE = 1e-5
 
 

@@ -9,7 +9,7 @@
 //   shift; the other is not multiplied but shifted left to the same fixed point, 2^19 for
 //   8-bit inputs (the "2 * max / 2^20" common scale TFLite and Vela use) and 2^14 for
 //   16-bit ones. OPB_SCALE is 0 in these modes; reading it as a multiplier zeroes the
-//   unscaled operand (the bug behind issue 4C's residual-add mismatch).
+//   unscaled operand (a residual add then mismatches the reference).
 // Operands A/B are IFM/IFM2 after the reversed-order swap (IFM2_BROADCAST bit 6): with a
 // reversed order, OPB_32 scales the IFM (checked against the reference with a broadcast
 // first operand).

@@ -11,9 +11,9 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 
-ts = pytest.importorskip("tosa_serializer")
-regor = pytest.importorskip("ethosu.regor")
-tosa_reference_model = pytest.importorskip("tosa_reference_model")
+import ethosu.regor as regor
+import tosa_reference_model
+import tosa_serializer as ts
 
 TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256"]
 

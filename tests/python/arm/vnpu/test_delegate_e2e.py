@@ -19,14 +19,11 @@ import numpy as np
 import pytest
 import torch
 
-pytest.importorskip("tosa_reference_model")
-pytest.importorskip("ethosu.regor")
-
-import kiln  # noqa: E402
-from kiln import _runtime  # noqa: E402
-from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer  # noqa: E402
-from kiln.backends.arm.partitioner import EthosUPartitioner  # noqa: E402
-from kiln.runtime import Runtime  # noqa: E402
+import kiln
+from kiln import _runtime
+from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
+from kiln.backends.arm.partitioner import EthosUPartitioner
+from kiln.runtime import Runtime
 
 _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 
@@ -138,7 +135,7 @@ def test_method_allocator_size_includes_the_npu_arena(smallcnn: Delegated) -> No
 
 def test_residual_add_runs_bit_exact() -> None:
     # Vela fuses the add's RESCALEs into an ADD that scales one operand (OPA_32/OPB_32); the
-    # other operand is shifted left by 19 bits, not multiplied by OPB_SCALE (issue 4C).
+    # other operand is shifted left by 19 bits, not multiplied by OPB_SCALE.
     torch.manual_seed(0)
     delegated = _export(AllOnNpu(residual=True).eval(), (torch.randn(1, 3, 12, 12),), "ethos-u55-128")
     (delegate,) = delegated.report.delegates

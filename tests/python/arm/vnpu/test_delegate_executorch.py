@@ -14,12 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tosa_reference_model
 
-tosa_reference_model = pytest.importorskip("tosa_reference_model")
-
-from kiln import _runtime  # noqa: E402
-from kiln.program import Program  # noqa: E402
-from kiln.runtime import Runtime  # noqa: E402
+from kiln import _runtime
+from kiln.program import Program
+from kiln.runtime import Runtime
 
 pytestmark = [pytest.mark.executorch, pytest.mark.slow]
 

@@ -1,6 +1,5 @@
 """The zoo models' delegated subgraphs on the virtual Ethos-U55 and U65: bit-exact against the
-TOSA reference model (issue 4: "Same for the zoo models' delegated subgraphs"; mv2 is covered
-by test_delegate_e2e.py).
+TOSA reference model (mv2 is covered by test_delegate_e2e.py).
 
 Each model is quantized once (one calibration sample: the checks compare two executions of
 the same int8 graph, so calibration quality does not matter; the U55 and U65 quantizers
@@ -27,15 +26,12 @@ import numpy as np
 import pytest
 import torch
 
-pytest.importorskip("tosa_reference_model")
-pytest.importorskip("ethosu.regor")
-
-import kiln  # noqa: E402
-import kiln.models  # noqa: E402
-from kiln import _runtime  # noqa: E402
-from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer  # noqa: E402
-from kiln.backends.arm.partitioner import EthosUPartitioner  # noqa: E402
-from kiln.runtime import Runtime  # noqa: E402
+import kiln
+import kiln.models
+from kiln import _runtime
+from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
+from kiln.backends.arm.partitioner import EthosUPartitioner
+from kiln.runtime import Runtime
 
 TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256"]
 MODELS = ["smallcnn", "resnet", "dscnn", "mlp", "autoencoder", "mv3", "transformer"]
