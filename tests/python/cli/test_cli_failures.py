@@ -193,6 +193,18 @@ def test_deploy_target_naming_a_cpu_selects_the_cpu() -> None:
     assert (args.cpu, args.target) == ("cortex-m85", None)
 
 
+def test_deploy_builds_the_sources_installed_with_the_package() -> None:
+    import kiln
+    from kiln.deploy.firmware import is_source_tree, locate_sources
+
+    installed = locate_sources(None)
+    assert is_source_tree(installed.path)
+    assert installed.path.parent == Path(kiln.__file__).resolve().parent
+    assert installed.origin == f"installed with kiln {kiln.__version__}"
+    given = locate_sources(CHECKOUT)
+    assert (given.path, given.origin) == (CHECKOUT, "given with --source-dir")
+
+
 def test_deploy_bad_flag_is_one_line(capsys) -> None:
     with pytest.raises(SystemExit) as exit_:
         kiln_deploy.main(["--model_name", "add", "--delegte"])
