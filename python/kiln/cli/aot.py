@@ -123,10 +123,10 @@ def _outputs_as_list(value) -> list[torch.Tensor]:
 
 def _reference_outputs(model_name: str, model: torch.nn.Module, inputs) -> list[torch.Tensor]:
     """Eager PyTorch's outputs; a user's model that raises is reported as the user's error."""
+    import torch
+
     import kiln.models
     from kiln.models.user_file import call_user_code
-
-    import torch
 
     def forward() -> list[torch.Tensor]:
         with torch.no_grad():
