@@ -115,6 +115,7 @@ def test_aot_bad_flag_is_one_line(capsys) -> None:
     assert_one_line(capsys.readouterr().err, "kiln-aot: error: unrecognized arguments: --quantise")
 
 
+@pytest.mark.slow
 def test_aot_output_into_a_folder(capsys) -> None:
     Path("existing").mkdir()
     assert kiln.cli.aot.main(["-m", "add", "-o", "existing"]) == 0

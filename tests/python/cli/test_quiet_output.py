@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kiln.deploy.steps import StepPrinter, first_error_line, run_logged
 
 QUANTIZE_ADD = """
@@ -22,6 +24,7 @@ print("quantized")
 """
 
 
+@pytest.mark.slow
 def test_quantize_prints_no_torchao_import_noise(tmp_path: Path) -> None:
     completed = subprocess.run([sys.executable, "-c", QUANTIZE_ADD], capture_output=True, text=True,
                                timeout=600, cwd=tmp_path)
