@@ -114,7 +114,7 @@ def test_readme_snippet_runs(snippet_results, snippet: Snippet) -> None:
 @pytest.mark.parametrize(
     "produced",
     ["mv2.pte", "mv2/input_0.npy", "mv2_u55.pte", "mv2_u55_report/partition_report.txt",
-     "mv2_u55_report/partition_report.json", "model.pte", "build/sel/examples/host/kiln_executor_runner"],
+     "mv2_u55_report/partition_report.json", "model.pte", "build/sel/tools/kiln_run/kiln_executor_runner"],
 )
 def test_readme_snippets_write_what_the_readme_says(snippet_results, user_folder: Path, produced: str) -> None:
     assert (user_folder / produced).is_file()
