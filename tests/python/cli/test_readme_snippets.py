@@ -103,8 +103,6 @@ def test_readme_has_the_snippets_this_test_runs() -> None:
 @pytest.mark.parametrize("snippet", RUNNABLE, ids=lambda s: s.name)
 def test_readme_snippet_runs(snippet_results, snippet: Snippet) -> None:
     completed = snippet_results[snippet.line]
-    if completed.returncode != 0 and re.search(r"cannot open \S+output_0\.npy for writing", completed.stderr):
-        pytest.xfail("kiln-run does not create its --output-dir yet (a fix in the C++ runner)")
     assert completed.returncode == 0, (
         f"README.md line {snippet.line} failed with exit {completed.returncode}:\n{snippet.code}\n"
         f"--- stdout\n{completed.stdout[-3000:]}\n--- stderr\n{completed.stderr[-3000:]}")
@@ -113,7 +111,7 @@ def test_readme_snippet_runs(snippet_results, snippet: Snippet) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "produced",
-    ["mv2.pte", "mv2/input_0.npy", "mv2_u55.pte", "mv2_u55_report/partition_report.txt",
+    ["mv2.pte", "mv2/input_0.npy", "out/output_0.npy", "mv2_u55.pte", "mv2_u55_report/partition_report.txt",
      "mv2_u55_report/partition_report.json", "model.pte", "build/sel/tools/kiln_run/kiln_executor_runner"],
 )
 def test_readme_snippets_write_what_the_readme_says(snippet_results, user_folder: Path, produced: str) -> None:
