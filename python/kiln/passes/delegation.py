@@ -62,9 +62,32 @@ def copy_graph_module(program: ExportedProgram) -> torch.fx.GraphModule:
     """A new GraphModule with a copy of ``program``'s graph (node names and meta kept),
     so that delegation never changes the caller's program."""
     graph = torch.fx.Graph()
-    outputs = graph.graph_copy(program.graph_module.graph, {})
+    copies: dict[torch.fx.Node, torch.fx.Node] = {}
+    outputs = graph.graph_copy(program.graph_module.graph, copies)
     graph.output(outputs)
+    _keep_names(copies)
     return torch.fx.GraphModule(program.graph_module, graph)
+
+
+def _keep_names(copies: Mapping[torch.fx.Node, torch.fx.Node]) -> None:
+    """Gives each copied node its original's name.
+
+    A new graph's namespace renames a node whose name shadows a Python builtin
+    (``input`` -> ``input_1``), but torch.export names placeholders after the
+    forward's arguments, builtins included (``nn.Sequential.forward(input)``),
+    and the graph signature refers to them by those names.
+    """
+    for original, copied in copies.items():
+        if copied.name != original.name:
+            _set_name(copied, original.name)
+
+
+def _set_name(node: torch.fx.Node, name: str) -> None:
+    """Names ``node`` exactly ``name`` (no node of its graph may hold it), as
+    torch.export names placeholders: ``Node._rename`` would add a suffix to a
+    builtin's name or to a name an erased node once had."""
+    node.name = name
+    node.graph._graph_namespace._rename_object(node, name)
 
 
 def constant_tensors(program: ExportedProgram) -> dict[str, torch.Tensor]:
@@ -179,9 +202,16 @@ def _output_value(node: torch.fx.Node) -> Any:
 def replace_with_delegate(
     graph: torch.fx.Graph, subgraph: Subgraph, lowered: LoweredDelegate, members: Iterable[torch.fx.Node]
 ) -> torch.fx.Node:
-    """Replaces the partition's nodes by one delegate call; returns the call node."""
+    """Replaces the partition's nodes by one delegate call; returns the call node.
+
+    The ``getitem`` node selecting each output takes the name of the node it
+    replaces, so that every value of the rewritten graph keeps the name it has in
+    the program (a later delegate's inputs, the report and the evaluation of the
+    delegated program against the original one refer to values by name).
+    """
     member_set = set(members)
     output_node = next(n for n in reversed(graph.nodes) if n.op == "output")
+    selectors: list[tuple[torch.fx.Node, str]] = []
     with graph.inserting_before(output_node):
         call = graph.create_node(
             "call_function", call_delegate, tuple(subgraph.inputs), name=f"delegate_{lowered.name}"
@@ -194,9 +224,12 @@ def replace_with_delegate(
             produced.replace_all_uses_with(
                 selected, delete_user_cb=lambda user: user not in member_set and user is not selected
             )
+            selectors.append((selected, produced.name))
     order = {node: index for index, node in enumerate(graph.nodes)}
     for node in sorted(member_set, key=order.__getitem__, reverse=True):
         graph.erase_node(node)
+    for selected, name in selectors:
+        _set_name(selected, name)
     sort_topologically(graph)
     return call
 

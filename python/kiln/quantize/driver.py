@@ -165,7 +165,8 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
         else prepared.meta.get(_EXAMPLE_INPUTS_KEY)
     if inputs is None:
         raise QuantizationError("convert() needs example_inputs: the module was not prepared by kiln.quantize")
-    move_exported_model_to_eval(prepared)
+    if _has_training_behaviour(prepared.graph):
+        move_exported_model_to_eval(prepared)
     try:
         with _fold_only_present_convolutions():
             converted = convert_pt2e(prepared, fold_quantize=True)
@@ -179,6 +180,25 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
             return export_core_aten(converted, inputs)
     except Exception as error:
         raise ExportError(f"re-exporting the quantized model failed: {_describe(error)}") from error
+
+
+def _has_training_behaviour(graph: torch.fx.Graph) -> bool:
+    """True if a dropout or batch norm of ``graph`` runs in training mode.
+
+    torchao's switch to eval mode rewrites exactly those (~11 s: it traces its
+    patterns with dynamo on every call); a model exported in eval mode for
+    post-training quantization has none, and skips it.
+    """
+    for node in graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        for index, argument in enumerate(node.target._schema.arguments):
+            if argument.name not in ("train", "training"):
+                continue
+            value = node.args[index] if index < len(node.args) else node.kwargs.get(argument.name)
+            if value is True:
+                return True
+    return False
 
 
 # The ATen ops each convolution kind of torchao's QAT conv-bn folding matches.
@@ -221,28 +241,68 @@ def export_core_aten(module: torch.nn.Module, inputs: tuple[Any, ...]) -> Export
     The public route (torch.export.export, then run_decompositions) traces the graph
     twice; on MobileNetV2's quantized graph that is ~11 s against ~5 s for one trace
     to ATen IR (torch.export's internal ``pre_dispatch=False`` mode). ATen IR differs
-    from core ATen only in ops that the core table decomposes further: ``aten.t`` is
-    rewritten to ``permute`` here, anything else falls back to run_decompositions.
+    from core ATen only in ops that the core table decomposes further: the few that
+    become one other op are rewritten here (:func:`_rewrite_to_core`), anything else
+    falls back to run_decompositions.
     """
     table = _decomposition_table()
     try:
         from torch.export._trace import _export  # internal: one trace to ATen IR
     except ImportError:
+        _export = None
+    kept_composites = _composite_ops_core_aten_keeps(module.graph, table)
+    if _export is None or kept_composites:
+        logger.debug("exporting in two traces: core ATen keeps %s", ", ".join(kept_composites) or "-")
         return torch.export.export(module, inputs, strict=False).run_decompositions(table)
     program = _export(module, inputs, strict=False, pre_dispatch=False)
-    _transpose_to_permute(program)
+    _rewrite_to_core(program)
     if _non_core_ops(program.graph, table):
         program = program.run_decompositions(table)
     return program
 
 
-def _transpose_to_permute(program: ExportedProgram) -> None:
+def _composite_ops_core_aten_keeps(graph: torch.fx.Graph, table: dict[Any, Any]) -> list[str]:
+    """Composite (CompositeImplicitAutograd) operators of ``graph`` that core ATen keeps
+    whole, e.g. ``upsample_nearest2d.vec``. A trace to ATen IR always decomposes them
+    (nearest upsampling into arange + index), so a graph with one takes the public
+    route, where run_decompositions decomposes only what ``table`` lists."""
+    kept = []
+    for node in graph.nodes:
+        target = node.target
+        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+            continue
+        if target in table or not target.has_kernel_for_dispatch_key(_COMPOSITE_IMPLICIT):
+            continue
+        if torch.Tag.core in target.tags:
+            kept.append(str(target))
+    return kept
+
+
+_COMPOSITE_IMPLICIT = torch._C.DispatchKey.CompositeImplicitAutograd
+
+
+def _rewrite_to_core(program: ExportedProgram) -> None:
+    """Rewrites the ATen IR ops whose core-ATen form is one other op: ``t`` and
+    ``transpose`` are ``permute``, ``_unsafe_view`` is ``view`` (it differs only in
+    what autograd may assume about aliasing)."""
     changed = False
     for node in program.graph.nodes:
-        if node.op == "call_function" and node.target == torch.ops.aten.t.default:
-            rank = node.args[0].meta["val"].dim()
+        if node.op != "call_function":
+            continue
+        if node.target in (torch.ops.aten.t.default, torch.ops.aten.transpose.int):
+            source = node.args[0]
+            rank = source.meta["val"].dim()
+            order = list(range(rank))
+            if node.target is torch.ops.aten.t.default:
+                first, second = (0, 1) if rank == 2 else (0, 0)
+            else:
+                first, second = (d % rank for d in node.args[1:3])
+            order[first], order[second] = order[second], order[first]
             node.target = torch.ops.aten.permute.default
-            node.args = (node.args[0], [1, 0] if rank == 2 else list(range(rank)))
+            node.args = (source, order)
+            changed = True
+        elif node.target is torch.ops.aten._unsafe_view.default:
+            node.target = torch.ops.aten.view.default
             changed = True
     if changed:
         program.graph_module.recompile()

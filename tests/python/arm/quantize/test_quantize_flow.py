@@ -15,7 +15,7 @@ import kiln.models
 from kiln import ExportError
 from kiln.backends.arm import EthosUQuantizer
 from kiln.quantize import QuantizationError
-from kiln.quantize.driver import _decomposition_table, export_core_aten
+from kiln.quantize.driver import _decomposition_table, _has_training_behaviour, export_core_aten
 
 qd = torch.ops.quantized_decomposed
 
@@ -114,10 +114,35 @@ def test_qat_one_step_then_convert() -> None:
     assert float((out - fake_quantized).abs().max()) <= 4 * output_scale
 
 
-def test_one_trace_export_equals_the_public_route() -> None:
+class Attention(nn.Module):
+    """q @ k^T over heads: transpose and reshape, which ATen IR traces to transpose.int
+    and _unsafe_view (core ATen has neither)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.qkv = nn.Linear(16, 48)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        q, k, v = self.qkv(x).reshape(1, 8, 3, 2, 8).permute(2, 0, 3, 1, 4)
+        scores = torch.softmax(q @ k.transpose(-2, -1), dim=-1)
+        return (scores @ v).transpose(1, 2).reshape(1, 8, 16)
+
+
+def _upsampling() -> nn.Module:
+    # upsample_nearest2d.vec: a composite op that core ATen keeps whole
+    return nn.Sequential(nn.Conv2d(3, 4, 1), nn.Upsample(scale_factor=2), nn.Conv2d(4, 2, 3))
+
+
+@pytest.mark.parametrize("name", ["resnet", "attention", "upsampling"])
+def test_one_trace_export_equals_the_public_route(name: str) -> None:
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
-    model, inputs = kiln.models.get("resnet")
+    if name == "resnet":
+        model, inputs = kiln.models.get("resnet")
+    else:
+        torch.manual_seed(0)
+        model = (Attention() if name == "attention" else _upsampling()).eval()
+        inputs = (torch.randn(1, 8, 16) if name == "attention" else torch.randn(1, 3, 8, 8),)
     prepared = prepare_pt2e(torch.export.export(model, inputs).module(check_guards=False), EthosUQuantizer())
     prepared(*inputs)
     converted = convert_pt2e(prepared)
@@ -125,4 +150,16 @@ def test_one_trace_export_equals_the_public_route() -> None:
     public = torch.export.export(converted, inputs).run_decompositions(_decomposition_table())
     ops = lambda p: Counter(str(n.target) for n in p.graph.nodes if n.op == "call_function")  # noqa: E731
     assert ops(fast) == ops(public)
+    assert not any(str(t) in ("aten.arange.start_step", "aten.index.Tensor") for t in ops(fast))
     torch.testing.assert_close(fast.module()(*inputs), public.module()(*inputs), rtol=0, atol=0)
+
+
+def test_only_a_graph_in_training_mode_is_switched_to_eval() -> None:
+    model, inputs = TinyConvBn().eval(), (torch.randn(1, 3, 6, 6),)
+    ptq = kiln.quantize.prepare(nn.Sequential(model, nn.Dropout()).eval(), inputs, EthosUQuantizer())
+    qat = kiln.quantize.prepare_qat(nn.Sequential(model, nn.Dropout()), inputs, EthosUQuantizer(is_qat=True))
+    assert not _has_training_behaviour(ptq.graph)
+    assert _has_training_behaviour(qat.graph)
+    program = kiln.quantize.convert(qat)  # switches dropout and batch norm to eval itself
+    targets = {str(n.target) for n in program.graph.nodes if n.op == "call_function"}
+    assert not any("dropout" in t or "batch_norm" in t for t in targets)
