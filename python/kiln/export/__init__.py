@@ -22,6 +22,7 @@ import logging
 import sys
 import time
 import types
+from collections.abc import Sequence
 from typing import Any, Optional
 
 import torch
@@ -31,6 +32,7 @@ from kiln import ExportError
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import export_to_edge, normalize_inputs
 from kiln.memory import plan_memory
+from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.passes.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
 from kiln.program import Program
@@ -46,10 +48,13 @@ def lower_edge_program(
     plan_outputs: bool = True,
     name: str = "forward",
     graph_module: Optional[torch.fx.GraphModule] = None,
+    kernel_libraries: Sequence[str] = KERNEL_LIBRARIES,
 ) -> MethodGraph:
     """Stages 3-4: out-variant calls and memory planning of a core-ATen program
     (or of ``graph_module``, its rewritten graph with delegate calls)."""
-    method = to_out_variants(edge_program, method_name=name, graph_module=graph_module)
+    method = to_out_variants(
+        edge_program, method_name=name, graph_module=graph_module, kernel_libraries=kernel_libraries
+    )
     plan_memory(method, plan_inputs=plan_inputs, plan_outputs=plan_outputs)
     return method
 
@@ -94,6 +99,7 @@ def export(
     plan_outputs: bool = True,
     name: str = "forward",
     progress: Optional[Progress] = None,
+    kernel_libraries: Sequence[str] = KERNEL_LIBRARIES,
 ) -> Program:
     """Compile ``model`` into a ``.pte`` program.
 
@@ -115,6 +121,9 @@ def export(
         plan_outputs: likewise for outputs.
         name: the method's name in the program.
         progress: called with a short text before each delegated subgraph is compiled.
+        kernel_libraries: the kernel libraries (``kernels/<library>``) the program will
+            run with, most specific first. Every CPU kernel call must have a kernel
+            there for its dtypes, or export fails naming the node, operator and dtype.
 
     Returns:
         The compiled :class:`kiln.Program` (``.save(path)``, ``.summary()``, ...).
@@ -122,7 +131,8 @@ def export(
     Raises:
         kiln.ExportError: torch.export failed, or the model has something Kiln
             cannot lower; :class:`kiln.UnsupportedOperatorError` names every node
-            that calls an operator without a Kiln kernel.
+            that calls an operator without a Kiln kernel, and its subclass
+            :class:`kiln.UnsupportedDtypeError` every call whose dtypes no kernel takes.
     """
     started = time.perf_counter()
     edge_program = to_edge_program(model, example_inputs)
@@ -131,7 +141,12 @@ def export(
     if partitioner is not None:
         graph_module, report = delegate_partitions(edge_program, partitioner, progress=progress)
     method = lower_edge_program(
-        edge_program, plan_inputs=plan_inputs, plan_outputs=plan_outputs, name=name, graph_module=graph_module
+        edge_program,
+        plan_inputs=plan_inputs,
+        plan_outputs=plan_outputs,
+        name=name,
+        graph_module=graph_module,
+        kernel_libraries=kernel_libraries,
     )
     program = program_from_methods([method])
     program.compile_report = report

@@ -38,6 +38,16 @@ _REGISTRY: dict[str, tuple[str, str]] = {
             "MobileNetV3-Small (hardswish, squeeze-excite), 1x3x96x96, 1000 classes"),
     "transformer": ("transformer:make_transformer",
                     "pre-norm transformer encoder block, 4 heads, GELU MLP; 1x16x64 (U85)"),
+    "vww": ("mobilenet_v1:make_mobilenet_v1_vww",
+            "MobileNetV1-0.25 visual wake words (MLPerf Tiny), 1x3x96x96, 2 classes"),
+    "gru": ("recurrent:make_gru_kws", "GRU keyword spotter: 64 units over 49 MFCC frames, 1x49x10, 12 classes"),
+    "lstm": ("recurrent:make_lstm_har", "LSTM activity recogniser: 32 units over 32 IMU steps, 1x32x6, 6 classes"),
+    "conv1d": ("time_series:make_conv1d_har", "1-D conv time-series classifier, 1x3x128 accelerometer window, 6 classes"),
+    "unet": ("unet:make_unet", "small U-Net: nearest upsampling, skip concatenations; 1x3x64x64 -> 1x2x64x64"),
+    "decoder": ("decoder:make_conv_transpose_decoder",
+                "transposed-conv decoder (DCGAN-style), 1x16 latent -> 1x1x32x32"),
+    "vit": ("vit:make_vit", "vision transformer: 4x4 patches, 2 blocks, 4 heads; 1x3x32x32, 10 classes"),
+    "senet": ("se_net:make_se_net", "residual CNN with squeeze-and-excitation (linear + sigmoid gates), 1x3x32x32"),
 }
 
 

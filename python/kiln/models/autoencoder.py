@@ -1,5 +1,7 @@
 """Fully connected autoencoder for anomaly detection (MLPerf Tiny, DCASE 2020 ToyADMOS).
 
+Why in the zoo: MLPerf Tiny's anomaly-detection benchmark, a pure fully connected network.
+
 Input: 5 frames x 128 log-mel bins flattened to 1x640. Encoder 640-128-128-128-128-8,
 decoder 8-128-128-128-128-640; every hidden layer is linear, batch norm, ReLU (the
 batch norms fold into the linear layers when quantized). The anomaly score is the

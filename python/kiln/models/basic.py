@@ -1,4 +1,7 @@
-"""Tiny models: single operators and a perceptron."""
+"""Tiny models: single operators and a perceptron.
+
+Why in the zoo: single operators and a perceptron, the first things to debug with.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """DS-CNN keyword spotting (Zhang et al., "Hello Edge", 2017; MLPerf Tiny's KWS model).
 
+Why in the zoo: MLPerf Tiny's keyword-spotting benchmark, the canonical always-on audio model.
+
 Input: 49 frames x 10 MFCC coefficients, 1x1x49x10. A 10x4 stride-2 convolution to 64
 channels ("same" padding as in the TensorFlow original, written as an explicit
 asymmetric zero pad), four depthwise-separable blocks (3x3 depthwise + 1x1

@@ -1,5 +1,7 @@
 """MobileNetV2 (Sandler et al., 2018), written for Kiln in plain PyTorch.
 
+Why in the zoo: the reference mobile classifier every NPU toolchain quotes numbers for.
+
 torchvision has no CPU build here, so the network is defined from the paper: a 3x3
 stem, seventeen inverted-residual blocks given by the (expansion t, channels c,
 repeats n, stride s) table, a 1x1 conv to 1280 channels, global average pooling and

@@ -1,5 +1,8 @@
 """MobileNetV3-Small (Howard et al., 2019) in plain PyTorch, on 1x3x96x96 inputs.
 
+Why in the zoo: the efficient mobile classifier after MobileNetV2: hardswish, 5x5 depthwise
+convolutions and squeeze-and-excitation with a hardsigmoid gate.
+
 The block table is the paper's Table 2 (kernel, expansion size, output channels,
 squeeze-excite, non-linearity, stride). 96x96 instead of 224x224 keeps export and
 quantization fast while keeping every layer type: hardswish, squeeze-and-excite

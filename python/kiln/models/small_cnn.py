@@ -1,4 +1,7 @@
-"""Small convolutional networks for fast end-to-end tests."""
+"""Small convolutional networks for fast end-to-end tests.
+
+Why in the zoo: the smallest convolutional networks, for fast end-to-end tests.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
 """A small pre-norm transformer encoder block (for Ethos-U85), 1x16x64 tokens.
 
+Why in the zoo: the building block of every transformer, with attention written out op by op.
+
 LayerNorm, multi-head self-attention written out op by op (q/k/v projections,
 reshape to 4 heads, scaled q @ k^T, softmax, @ v, output projection), residual add,
 LayerNorm, MLP 64-128-64 with GELU, residual add. The explicit form (rather than

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import operator
+from collections.abc import Sequence
 from typing import Any, Optional
 
 import torch
@@ -30,7 +31,7 @@ from kiln.passes.method_graph import (
     TensorRole,
     TensorValue,
 )
-from kiln.passes.kernel_availability import kernel_operators
+from kiln.passes.kernel_availability import KERNEL_LIBRARIES, check_kernels, kernel_operators
 from kiln.passes.aten_out_variants import COMPILE_TIME_CHECKS, OUT_VARIANTS
 from kiln.passes.out_schema import (
     ArgKind,
@@ -108,9 +109,14 @@ class _Lowering:
     """State of one lowering: FX node -> tensor value(s)."""
 
     def __init__(
-        self, program: ExportedProgram, method_name: str, graph_module: Optional[torch.fx.GraphModule] = None
+        self,
+        program: ExportedProgram,
+        method_name: str,
+        graph_module: Optional[torch.fx.GraphModule] = None,
+        kernel_libraries: tuple[str, ...] = KERNEL_LIBRARIES,
     ) -> None:
         self.program = program
+        self.kernel_libraries = kernel_libraries
         self.graph_module = graph_module if graph_module is not None else program.graph_module
         self.method_name = method_name
         self.values: dict[torch.fx.Node, Any] = {}  # TensorValue or list of them
@@ -176,7 +182,7 @@ class _Lowering:
         """Report every unsupported operator at once, not just the first: operators
         without an out variant, and those whose out variant no runtime kernel implements
         (which would otherwise fail at load time with OperatorMissing)."""
-        kernels = kernel_operators()  # None: no op table found, not checked
+        kernels = kernel_operators(self.kernel_libraries)  # None: no op table found, not checked
         nodes_by_operator: dict[str, list[str]] = {}
         no_kernel: dict[str, str] = {}  # operator -> its out variant without a kernel
         for node in graph.nodes:
@@ -319,6 +325,7 @@ def to_out_variants(
     *,
     method_name: str = "forward",
     graph_module: Optional[torch.fx.GraphModule] = None,
+    kernel_libraries: Sequence[str] = KERNEL_LIBRARIES,
 ) -> MethodGraph:
     """Lower a core-ATen :class:`~torch.export.ExportedProgram` to out-variant kernel calls.
 
@@ -328,6 +335,8 @@ def to_out_variants(
         graph_module: a rewritten copy of ``program``'s graph to lower instead (same
             placeholders and signature), e.g. with delegate call nodes
             (:mod:`kiln.passes.delegation`); those become ``DelegateCall`` instructions.
+        kernel_libraries: the kernel libraries the program will run with, most
+            specific first; every kernel call must have a kernel there for its dtypes.
 
     Returns:
         The method as a :class:`MethodGraph`, not yet memory planned.
@@ -335,11 +344,15 @@ def to_out_variants(
     Raises:
         UnsupportedOperatorError: a node calls an operator with no out variant in
             :data:`kiln.passes.aten_out_variants.OUT_VARIANTS`, or whose out variant has no
-            kernel in the runtime's op tables (all such nodes are listed).
+            kernel in the runtime's op tables (all such nodes are listed);
+            :class:`~kiln.passes.kernel_availability.UnsupportedDtypeError` when the
+            kernel exists but takes none of a call's dtypes.
         ExportError: dynamic shapes, unsupported dtypes, in-place mutation of
             buffers or inputs, or non-tensor inputs/outputs.
     """
-    method = _Lowering(program, method_name, graph_module).run()
+    libraries = tuple(kernel_libraries)
+    method = _Lowering(program, method_name, graph_module, libraries).run()
+    check_kernels(method, libraries)
     logger.debug("lowered %s: %d calls, %d tensors", method_name, len(method.calls), len(method.tensors()))
     return method
 

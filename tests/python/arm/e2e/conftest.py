@@ -1,5 +1,6 @@
 """Shared compile results for the end-to-end tests (quantizing is the slow part:
-each zoo model is quantized once and compiled for every target from that)."""
+each zoo model is quantized once and compiled for every target from that; each
+(model, target) program is compiled once per session)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ CALIBRATION_SAMPLES = 2
 
 @pytest.fixture(scope="session")
 def quantized_zoo() -> dict:
-    """name -> (model, inputs, quantized program); filled on first use of each model."""
+    """name -> (model, inputs, quantized program) and (name, target) -> delegated
+    program; filled on first use of each."""
     return {}
 
 
@@ -31,3 +33,14 @@ def quantized_model(cache: dict, name: str):
                                 progress=False)
         cache[name] = (model, inputs, program)
     return cache[name]
+
+
+def delegated_program(cache: dict, name: str, target: str) -> kiln.Program:
+    """The zoo model ``name`` quantized and compiled with Ethos-U delegates for ``target``."""
+    if (name, target) not in cache:
+        from kiln.backends.arm import EthosUCompileSpec
+        from kiln.backends.arm.partitioner import EthosUPartitioner
+
+        _, _, quantized = quantized_model(cache, name)
+        cache[name, target] = kiln.export(quantized, partitioner=EthosUPartitioner(EthosUCompileSpec(target)))
+    return cache[name, target]

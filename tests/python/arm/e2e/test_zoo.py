@@ -13,11 +13,10 @@ import torch
 import kiln
 import kiln.models
 from kiln.backends.arm import EthosUCompileSpec
-from kiln.backends.arm.partitioner import EthosUPartitioner
 from kiln.backends.arm.vela import compile_tosa
 from kiln.backends.arm.vnpu import target_from_command_stream
 
-from .conftest import quantized_model  # type: ignore[import-not-found]
+from .conftest import delegated_program, quantized_model  # type: ignore[import-not-found]
 
 TARGETS = ["ethos-u55-128", "ethos-u85-256"]
 U65 = "ethos-u65-256"
@@ -28,7 +27,7 @@ U65 = "ethos-u65-256"
 def test_zoo_model_compiles_for_u55_u65_and_u85(quantized_zoo: dict, name: str) -> None:
     model, inputs, quantized = quantized_model(quantized_zoo, name)
     for target in TARGETS:
-        program = kiln.export(quantized, partitioner=EthosUPartitioner(EthosUCompileSpec(target)))
+        program = delegated_program(quantized_zoo, name, target)
         report = program.compile_report
         partition = report.partition_report
         assert partition.decisions and partition.target == target

@@ -1,0 +1,199 @@
+"""NPU coverage of every zoo model: Kiln vs ExecuTorch's Arm flow, side by side.
+
+    python benchmarks/coverage.py [--models dscnn,unet] [--targets ethos-u55-128,ethos-u85-256]
+                                  [--calibration_samples 2] [--markdown FILE] [--json FILE]
+                                  [--executorch-python PATH]
+
+For every model and target, each tool quantizes the same float model on the same
+calibration samples with its own Ethos-U quantizer and partitions it with its own
+partitioner: the table gives the operator nodes delegated to the NPU and left on the
+CPU, the number of delegates, and whether the program runs on Kiln's runtime with its
+delegates on the virtual NPU (ExecuTorch's host runtime cannot run Ethos-U programs;
+Kiln's runs both tools' programs). ``runs`` is "yes", "no: <error>", or "-" when not
+tried. Goal: Kiln delegates at least as much as ExecuTorch on every model.
+
+ExecuTorch runs in its own venv (tools/setup_executorch.sh) as a subprocess
+(executorch_arm_coverage.py); set --executorch-python or KILN_EXECUTORCH_PYTHON, else
+only Kiln's columns are filled.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import torch
+
+import kiln
+import kiln.models
+
+DEFAULT_TARGETS = ("ethos-u55-128", "ethos-u85-256")
+WORKER = Path(__file__).with_name("executorch_arm_coverage.py")
+
+
+@dataclass
+class Coverage:
+    """One tool's result for one model and target."""
+
+    delegated: Optional[int] = None
+    cpu: Optional[int] = None
+    delegates: Optional[int] = None
+    runs: str = "-"
+    error: str = ""
+
+    def cells(self) -> list[str]:
+        if self.error:
+            return ["error", "", "", self.error[:60]]
+        show = lambda v: "-" if v is None else str(v)  # noqa: E731
+        return [show(self.delegated), show(self.cpu), show(self.delegates), self.runs]
+
+
+@dataclass
+class Row:
+    model: str
+    target: str
+    kiln: Coverage = field(default_factory=Coverage)
+    executorch: Coverage = field(default_factory=Coverage)
+
+
+def _runs(program_bytes: bytes, inputs: tuple[torch.Tensor, ...]) -> str:
+    """Whether Kiln's runtime (virtual NPU for the delegates) runs the program."""
+    from kiln.runtime import KilnRuntimeError, Runtime
+
+    try:
+        outputs = Runtime().load_program(program_bytes).load_method("forward").execute([x.numpy() for x in inputs])
+    except KilnRuntimeError as error:
+        return f"no: {error.error_name}"
+    return "yes" if all(np.all(np.isfinite(np.asarray(o))) for o in outputs) else "no: non-finite output"
+
+
+def kiln_coverage(quantized, inputs, target: str) -> Coverage:
+    from kiln.backends.arm import EthosUCompileSpec
+    from kiln.backends.arm.partitioner import EthosUPartitioner
+
+    try:
+        program = kiln.export(quantized, partitioner=EthosUPartitioner(EthosUCompileSpec(target)))
+    except kiln.KilnError as error:
+        return Coverage(error=f"{type(error).__name__}: {error}")
+    report = program.compile_report
+    partition = report.partition_report
+    return Coverage(partition.delegated_nodes, partition.cpu_nodes, len(report.delegates),
+                    _runs(program.to_bytes(), inputs))
+
+
+def executorch_coverage(python: str, model, samples, targets: list[str], workdir: Path) -> dict[str, Coverage]:
+    """ExecuTorch's flow for every target in one worker process (its imports take ~10 s)."""
+    inputs = samples[0]
+    pt2 = workdir / "model.pt2"
+    torch.export.save(torch.export.export(model, inputs, strict=False), str(pt2))
+    paths = []
+    for i, sample in enumerate(samples):
+        path = workdir / f"sample_{i}.npz"
+        np.savez(path, **{f"input_{k}": x.numpy() for k, x in enumerate(sample)})
+        paths.append(str(path))
+    command = [python, str(WORKER), str(pt2), str(workdir / "executorch"), *paths, "--targets", ",".join(targets)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=3600)
+    found: dict[str, Coverage] = {}
+    for line in result.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        data = json.loads(line)
+        if "error" in data:
+            found[data["target"]] = Coverage(error=data["error"])
+            continue
+        pte = (workdir / "executorch" / f"{data['target']}.pte").read_bytes()
+        found[data["target"]] = Coverage(data["delegated_nodes"], data["cpu_nodes"], data["delegates"],
+                                         _runs(pte, inputs))
+    for target in targets:
+        if target not in found:
+            tail = (result.stderr.strip().splitlines() or ["no output"])[-1]
+            found[target] = Coverage(error=f"worker exited {result.returncode}: {tail}")
+    return found
+
+
+def measure(names: list[str], targets: list[str], samples_count: int, executorch_python: str) -> list[Row]:
+    from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
+    from kiln.cli.aot import calibration_samples
+
+    rows = []
+    for name in names:
+        model, inputs = kiln.models.get(name)
+        samples = calibration_samples(inputs, samples_count)
+        print(f"{name}: quantizing and compiling ...", file=sys.stderr, flush=True)
+        quantized = kiln.quantize(model, inputs, EthosUQuantizer(EthosUCompileSpec(targets[0])), samples,
+                                  progress=False)
+        model_rows = [Row(name, target, kiln_coverage(quantized, inputs, target)) for target in targets]
+        if executorch_python:
+            with tempfile.TemporaryDirectory() as folder:
+                theirs = executorch_coverage(executorch_python, model, samples, targets, Path(folder))
+            for row in model_rows:
+                row.executorch = theirs[row.target]
+        rows.extend(model_rows)
+    return rows
+
+
+_HEADER = ["model", "target", "Kiln NPU", "Kiln CPU", "Kiln deleg.", "Kiln runs",
+           "ET NPU", "ET CPU", "ET deleg.", "ET runs"]
+
+
+def _cells(row: Row) -> list[str]:
+    return [row.model, row.target, *row.kiln.cells(), *row.executorch.cells()]
+
+
+def format_table(rows: list[Row]) -> str:
+    table = [_HEADER, *(_cells(r) for r in rows)]
+    widths = [max(len(line[i]) for line in table) for i in range(len(_HEADER))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(line, widths)).rstrip() for line in table)
+
+
+def format_markdown(rows: list[Row]) -> str:
+    lines = ["| " + " | ".join(_HEADER) + " |", "|" + "---|" * len(_HEADER)]
+    lines += ["| " + " | ".join(_cells(r)) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def summary(rows: list[Row]) -> str:
+    compared = [r for r in rows if r.kiln.delegated is not None and r.executorch.delegated is not None]
+    if not compared:
+        return "ExecuTorch: not measured (set --executorch-python or KILN_EXECUTORCH_PYTHON)"
+    behind = [f"{r.model}/{r.target}" for r in compared if r.kiln.delegated < r.executorch.delegated]
+    ahead = sum(1 for r in compared if r.kiln.delegated > r.executorch.delegated)
+    return (f"Kiln delegates more nodes than ExecuTorch on {ahead} of {len(compared)} model/target pairs; "
+            f"fewer on {len(behind)}" + (f" ({', '.join(behind)})" if behind else ""))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", default=",".join(kiln.models.names()), help="comma-separated zoo models")
+    parser.add_argument("--targets", default=",".join(DEFAULT_TARGETS), help="comma-separated Ethos-U targets")
+    parser.add_argument("--calibration_samples", type=int, default=2)
+    parser.add_argument("--markdown", type=Path, help="also write the table as markdown")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    parser.add_argument("--executorch-python", default=os.environ.get("KILN_EXECUTORCH_PYTHON", ""))
+    args = parser.parse_args()
+    logging.getLogger("torchao").setLevel(logging.ERROR)
+    logging.getLogger("kiln").setLevel(logging.ERROR)
+    python = args.executorch_python if args.executorch_python and Path(args.executorch_python).is_file() else ""
+    rows = measure(args.models.split(","), args.targets.split(","), args.calibration_samples, python)
+    print(format_table(rows))
+    print(summary(rows))
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(format_markdown(rows))
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps([asdict(r) for r in rows], indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
