@@ -7,8 +7,8 @@ Each SAMPLE_i.npz holds one calibration sample (arrays ``input_0``, ``input_1``,
 first is also the example input). The flow is the one ``aot_arm_compiler`` runs: its
 quantizer from the compile spec (symmetric, per-channel weights), calibration,
 ``to_edge_transform_and_lower`` with its partitioner, ``to_executorch``. For each target
-it writes OUT_DIR/<target>.pte and prints one JSON line:
-{"target", "delegated_nodes", "cpu_nodes", "delegates", "bytes"} or {"target", "error"}.
+it writes OUT_DIR/<target>.pte and prints one JSON line: {"target", "delegated_nodes",
+"cpu_nodes", "cpu_compute_nodes", "delegates", "bytes"} or {"target", "error"}.
 Nodes are counted as Kiln's partition report counts them: every call_function node of
 the quantized graph but getitem (delegated: inside a lowered module; CPU: outside).
 """
@@ -30,21 +30,23 @@ def _operator_nodes(graph: torch.fx.Graph) -> list[torch.fx.Node]:
     return [n for n in graph.nodes if n.op == "call_function" and n.target is not operator.getitem]
 
 
-def _count(edge) -> tuple[int, int, int]:
-    """(delegated nodes, CPU nodes, delegates) of a lowered edge program."""
+def _count(edge) -> dict[str, int]:
+    """Delegated nodes, CPU nodes, CPU nodes other than quantize/dequantize, and
+    delegates of a lowered edge program."""
     from executorch.exir.lowered_backend_module import LoweredBackendModule
 
     program = edge.exported_program()
-    delegated, delegates, cpu = 0, 0, 0
+    counts = {"delegated_nodes": 0, "cpu_nodes": 0, "cpu_compute_nodes": 0, "delegates": 0}
     for node in _operator_nodes(program.graph):
         if "executorch_call_delegate" in str(node.target):
-            delegates += 1
+            counts["delegates"] += 1
             lowered = getattr(program.graph_module, node.args[0].target)
             assert isinstance(lowered, LoweredBackendModule)
-            delegated += len(_operator_nodes(lowered.original_module.graph))
+            counts["delegated_nodes"] += len(_operator_nodes(lowered.original_module.graph))
         else:
-            cpu += 1
-    return delegated, cpu, delegates
+            counts["cpu_nodes"] += 1
+            counts["cpu_compute_nodes"] += "quantize_per_" not in str(node.target)
+    return counts
 
 
 def compile_for(target: str, model: torch.nn.Module, samples: list[tuple[torch.Tensor, ...]], out: Path) -> dict:
@@ -66,10 +68,10 @@ def compile_for(target: str, model: torch.nn.Module, samples: list[tuple[torch.T
         edge = to_edge_transform_and_lower(
             quantized, partitioner=[create_partitioner(spec)], compile_config=EdgeCompileConfig(_check_ir_validity=False)
         )
-    delegated, cpu, delegates = _count(edge)
+    counts = _count(edge)
     data = edge.to_executorch(config=ExecutorchBackendConfig(extract_delegate_segments=False)).buffer
     (out / f"{target}.pte").write_bytes(data)
-    return {"target": target, "delegated_nodes": delegated, "cpu_nodes": cpu, "delegates": delegates, "bytes": len(data)}
+    return {"target": target, **counts, "bytes": len(data)}
 
 
 def main() -> None:
