@@ -140,6 +140,8 @@ def measure(names: list[str], targets: list[str], samples_count: int, executorch
                 theirs = executorch_coverage(executorch_python, model, samples, targets, Path(folder))
             for row in model_rows:
                 row.executorch = theirs[row.target]
+        for row in model_rows:  # as they come: a whole zoo takes long
+            print("  " + " | ".join(_cells(row)), file=sys.stderr, flush=True)
         rows.extend(model_rows)
     return rows
 
