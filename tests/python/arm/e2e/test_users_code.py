@@ -118,6 +118,5 @@ def test_evaluate_follows_a_delegate_fed_by_another_delegate() -> None:
     assert set(second.input_nodes) <= node_names  # named as in the program, not after a selector node
     with torch.no_grad():
         evaluation = evaluate_delegated(quantized, report, (x,), [model(x)])
-    assert [max(d.max_lsb) for d in evaluation.delegates] == [0, 0] or all(
-        max(d.max_lsb) <= 1 for d in evaluation.delegates)
+    assert all(max(d.max_lsb) <= 1 for d in evaluation.delegates), evaluation.lines()
     assert evaluation.outputs[0].max_lsb_vs_quantized is not None and evaluation.outputs[0].max_lsb_vs_quantized <= 1
