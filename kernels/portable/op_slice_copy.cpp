@@ -4,7 +4,7 @@
 // start/end follow Python slicing: negative values count from the end and both are
 // clamped to [0, size]; step must be positive.
 #include "kernels/portable/util/copy.h"
-#include "kernels/portable/util/kernel_args.h"
+#include "kernels/portable/util/shape_args.h"
 
 namespace kiln {
 namespace portable {
@@ -16,23 +16,15 @@ void slice_copy_tensor_out(KernelContext& ctx, Span<EValue*> args) {
   const int64_t dim_arg = r.int_value(1);
   int64_t start = r.optional_int(2, 0);
   bool has_end = false;
-  int64_t end = r.optional_int(3, 0, &has_end);
+  const int64_t end = r.optional_int(3, 0, &has_end);
   const int64_t step = r.int_value(4);
   Tensor* out = r.tensor(5);
   if (!r.ok()) return;
-  KILN_KERNEL_CHECK(ctx, in->dim() > 0, Error::InvalidArgument, kName, "cannot slice a 0-dim tensor");
-  KILN_KERNEL_CHECK(ctx, step > 0, Error::InvalidArgument, kName, "step must be positive, got %lld",
-                    static_cast<long long>(step));
   int32_t dim = 0;
-  if (!normalize_dim(ctx, kName, dim_arg, in->dim(), &dim)) return;
+  if (!check_slice(ctx, kName, *in, dim_arg, step, &dim)) return;
   if (!check_same_dtype(ctx, kName, *in, *out, "self", "out")) return;
-  const int64_t size = in->size(dim);
-  if (!has_end) end = size;
-  if (start < 0) start += size;
-  if (end < 0) end += size;
-  start = start < 0 ? 0 : (start > size ? size : start);
-  end = end < start ? start : (end > size ? size : end);
-  const int64_t count = (end - start + step - 1) / step;
+  int64_t count = 0;
+  python_slice(in->size(dim), start, has_end, end, step, &start, &count);
   const int32_t rank = in->dim();
   SizesType sizes[kTensorMaxDim];
   int64_t sizes64[kTensorMaxDim];
@@ -40,7 +32,7 @@ void slice_copy_tensor_out(KernelContext& ctx, Span<EValue*> args) {
   for (int32_t d = 0; d < rank; ++d) {
     sizes64[d] = d == dim ? count : in->size(d);
     sizes[d] = static_cast<SizesType>(sizes64[d]);
-    src_strides[d] = in->strides()[d] * (d == dim ? step : 1);
+    src_strides[d] = in->strides()[d] * (d == dim && count > 1 ? step : 1);
   }
   if (!resize_output(ctx, kName, *out, {sizes, static_cast<size_t>(rank)})) return;
   if (out->numel() == 0) return;

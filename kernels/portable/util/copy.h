@@ -29,6 +29,14 @@ bool strided_cast_copy(const void* src, ScalarType src_type, const int64_t* src_
 /// Contiguous strides (in elements) of `sizes`.
 void contiguous_strides(const int64_t* sizes, int32_t rank, int64_t* strides);
 
+/// True when the bytes of `a` and `b` overlap (empty tensors overlap nothing).
+inline bool memory_overlaps(const Tensor& a, const Tensor& b) {
+  if (a.nbytes() == 0 || b.nbytes() == 0) return false;
+  const uint8_t* pa = a.const_data_ptr<uint8_t>();
+  const uint8_t* pb = b.const_data_ptr<uint8_t>();
+  return pa < pb + b.nbytes() && pb < pa + a.nbytes();
+}
+
 /// Copies `in` into `out` (same dtype, out already resized, contiguous) when they hold
 /// the same number of elements; no-op if they share memory.
 void copy_all(const Tensor& in, Tensor& out);

@@ -178,6 +178,18 @@ Span<Tensor* const> ArgReader::tensor_list(size_t i) {
   return list;
 }
 
+Span<Tensor* const> ArgReader::optional_tensor_list(size_t i) {
+  // A list without None items may come as a plain tensor list.
+  const bool plain = ok_ && i < args_.size() && args_[i] != nullptr && args_[i]->is_tensor_list();
+  EValue* v = get(i, plain ? Tag::ListTensor : Tag::ListOptionalTensor);
+  if (v == nullptr) return {};
+  Span<Tensor* const> list = plain ? v->to_tensor_list() : v->to_optional_tensor_list();
+  for (size_t k = 0; k < list.size(); ++k) {
+    if (list[k] != nullptr && !check_tensor(i, list[k], true)) return {};
+  }
+  return list;
+}
+
 Span<const char> ArgReader::string(size_t i) {
   EValue* v = get(i, Tag::String);
   return v != nullptr ? v->to_string() : Span<const char>();

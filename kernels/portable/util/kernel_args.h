@@ -102,6 +102,8 @@ class ArgReader {
   Span<const int64_t> optional_int_list(size_t i, bool* present = nullptr);
   Span<const double> optional_double_list(size_t i, bool* present = nullptr);
   Span<Tensor* const> tensor_list(size_t i);
+  /// A Tensor?[] argument: like tensor_list(), but None items are nullptr.
+  Span<Tensor* const> optional_tensor_list(size_t i);
   Span<const char> string(size_t i);
 
   /// Marks the kernel failed (the caller has logged the reason).

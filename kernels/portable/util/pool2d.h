@@ -55,6 +55,18 @@ inline int64_t output_size(int64_t in, int64_t kernel, int64_t pad, int64_t stri
 
 }  // namespace pool_detail
 
+/// Reads the kernel/stride/padding/dilation lists into `s` (an empty stride is the
+/// kernel, an empty dilation 1).
+inline bool read_pool2d_window(KernelContext& ctx, const char* op, Span<const int64_t> kernel,
+                               Span<const int64_t> stride, Span<const int64_t> padding,
+                               Span<const int64_t> dilation, Pool2dShape* s) {
+  using pool_detail::pair;
+  return pair(ctx, op, kernel, "kernel_size", false, 0, 0, 1, &s->kernel_h, &s->kernel_w) &&
+         pair(ctx, op, stride, "stride", true, s->kernel_h, s->kernel_w, 1, &s->stride_h, &s->stride_w) &&
+         pair(ctx, op, padding, "padding", false, 0, 0, 0, &s->pad_h, &s->pad_w) &&
+         pair(ctx, op, dilation, "dilation", true, 1, 1, 1, &s->dilation_h, &s->dilation_w);
+}
+
 /// Reads kernel/stride/padding/dilation lists, checks them against `in` (3-D or 4-D)
 /// and resizes `out` to the pooled shape. False (kernel failed) on any problem.
 inline bool make_pool2d_shape(KernelContext& ctx, const char* op, const Tensor& in,
@@ -66,13 +78,7 @@ inline bool make_pool2d_shape(KernelContext& ctx, const char* op, const Tensor& 
                      ShapeString(in).c_str());
     return false;
   }
-  using pool_detail::pair;
-  if (!pair(ctx, op, kernel, "kernel_size", false, 0, 0, 1, &s->kernel_h, &s->kernel_w) ||
-      !pair(ctx, op, stride, "stride", true, s->kernel_h, s->kernel_w, 1, &s->stride_h, &s->stride_w) ||
-      !pair(ctx, op, padding, "padding", false, 0, 0, 0, &s->pad_h, &s->pad_w) ||
-      !pair(ctx, op, dilation, "dilation", true, 1, 1, 1, &s->dilation_h, &s->dilation_w)) {
-    return false;
-  }
+  if (!read_pool2d_window(ctx, op, kernel, stride, padding, dilation, s)) return false;
   const int64_t eff_h = (s->kernel_h - 1) * s->dilation_h + 1;
   const int64_t eff_w = (s->kernel_w - 1) * s->dilation_w + 1;
   if (s->pad_h * 2 > eff_h || s->pad_w * 2 > eff_w) {

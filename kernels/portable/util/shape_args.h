@@ -1,4 +1,5 @@
-// Turning size-list arguments into output shapes (view_copy, et_view, expand_copy, full).
+// Turning size-list arguments into output shapes (view_copy, et_view, expand_copy, full,
+// and the other creation ops).
 #pragma once
 
 #include "kernels/portable/util/kernel_args.h"
@@ -47,6 +48,38 @@ inline bool sizes_from_list(KernelContext& ctx, const char* op, Span<const int64
     return false;
   }
   return true;
+}
+
+/// The checks of a slice of `in` along dim_arg (slice_copy, slice_scatter): in has dims,
+/// step is positive, the dim is valid (normalized into *dim).
+inline bool check_slice(KernelContext& ctx, const char* op, const Tensor& in, int64_t dim_arg, int64_t step,
+                        int32_t* dim) {
+  if (in.dim() == 0 || step <= 0) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "cannot slice %s with step %lld", ShapeString(in).c_str(),
+                     static_cast<long long>(step));
+    return false;
+  }
+  return normalize_dim(ctx, op, dim_arg, in.dim(), dim);
+}
+
+/// Python slicing of a dim of `size` with step > 0: negative start / end count from the
+/// end, both are clamped to [0, size] (end None: size). *first is the first element,
+/// *count how many the slice takes (no overflow for any step).
+inline void python_slice(int64_t size, int64_t start, bool has_end, int64_t end, int64_t step, int64_t* first,
+                         int64_t* count) {
+  if (!has_end) end = size;
+  if (start < 0) start += size;
+  if (end < 0) end += size;
+  start = start < 0 ? 0 : (start > size ? size : start);
+  end = end < start ? start : (end > size ? size : end);
+  *first = start;
+  *count = end > start ? (end - start - 1) / step + 1 : 0;
+}
+
+/// Resizes `out` to the sizes of `list` (no -1 inference); fails the kernel otherwise.
+inline bool resize_to_size_list(KernelContext& ctx, const char* op, Span<const int64_t> list, Tensor& out) {
+  SizesType sizes[kTensorMaxDim];
+  return sizes_from_list(ctx, op, list, false, 0, sizes) && resize_output(ctx, op, out, {sizes, list.size()});
 }
 
 }  // namespace portable

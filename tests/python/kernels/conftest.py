@@ -19,9 +19,16 @@ Comparison rule: floating outputs need ``max |kiln - torch| <= 1e-5 * max(1, max
 over finite values, with NaN and +-inf in the same places; integer, bool and
 index outputs, and every output of an ``exact=True`` check, must be bit-identical.
 
-Every operator the exported programs call is recorded for the session;
-test_op_coverage.py (moved to the end of the run) checks that together they cover
-the portable kernel table.
+Operators Kiln's exporter never emits (data-dependent output shapes, in-place
+updates, ExecuTorch's own copies) are checked with ``check_op.call``: a program of
+that one kernel call, built directly from Kiln's method graph classes, whose out
+tensors take the shapes of eager PyTorch's results::
+
+    check_op.call("aten::nonzero.out", [x], [torch.nonzero(x)])
+
+Every operator the programs call is recorded for the session; test_op_coverage.py
+(moved to the end of the run) checks that together they cover the portable kernel
+table.
 """
 
 from __future__ import annotations
@@ -29,14 +36,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import pytest
 import torch
 
 import kiln
 from kiln.export import lower_edge_program, program_from_methods
+from kiln.memory import plan_memory
+from kiln.passes import method_graph as mg
 from kiln.runtime import Runtime
+from kiln.serialize.scalar_types import scalar_type_code
 
 KERNEL_TEST_DIR = Path(__file__).resolve().parent
 COVERAGE_FILE = "test_op_coverage.py"
@@ -78,17 +88,65 @@ class _Cases(torch.nn.Module):
 
 @dataclass
 class OperatorLog:
-    """Operators called by the programs exported in this session, and by which tests."""
+    """Operators called by the programs of this session, and by which tests: exported
+    ones (``users``) and programs built call by call (``built``, check_op.call)."""
 
     users: dict[str, set[str]] = field(default_factory=dict)
+    built: dict[str, set[str]] = field(default_factory=dict)
 
-    def record(self, test_id: str, operators: Iterable[str]) -> None:
+    def record(self, test_id: str, operators: Iterable[str], *, exported: bool = True) -> None:
+        log = self.users if exported else self.built
         for name in operators:
-            self.users.setdefault(name, set()).add(test_id)
+            log.setdefault(name, set()).add(test_id)
 
     @property
     def operators(self) -> set[str]:
         return set(self.users)
+
+
+@dataclass(frozen=True)
+class TensorListArg:
+    """A Tensor[] (``optional=False``) or Tensor?[] argument of check_op.call."""
+
+    items: tuple[Optional[torch.Tensor], ...]
+    optional: bool = False
+
+
+class _CallBuilder:
+    """Turns check_op.call's Python arguments into a one-call MethodGraph."""
+
+    def __init__(self) -> None:
+        self.inputs: list[mg.TensorValue] = []
+        self.feeds: list[torch.Tensor] = []
+
+    def tensor(self, value: torch.Tensor, role: mg.TensorRole, name: str) -> mg.TensorValue:
+        tensor = mg.TensorValue(name, scalar_type_code(value.dtype), value.element_size(), tuple(value.shape), role)
+        if role is mg.TensorRole.INPUT:
+            self.inputs.append(tensor)
+            self.feeds.append(value)
+        return tensor
+
+    def argument(self, value: Any) -> mg.Argument:
+        if isinstance(value, torch.Tensor):
+            return self.tensor(value, mg.TensorRole.INPUT, f"input{len(self.inputs)}")
+        if isinstance(value, TensorListArg):
+            items = tuple(None if t is None else self.argument(t) for t in value.items)
+            return mg.OptionalTensorList(items) if value.optional else mg.TensorList(items)
+        if value is None:
+            return mg.Null()
+        if isinstance(value, bool):
+            return mg.Bool(value)
+        if isinstance(value, int):
+            return mg.Int(value)
+        if isinstance(value, float):
+            return mg.Double(value)
+        if isinstance(value, (list, tuple)) and all(isinstance(v, bool) for v in value) and value:
+            return mg.BoolList(tuple(value))
+        if isinstance(value, (list, tuple)) and all(isinstance(v, int) for v in value):
+            return mg.IntList(tuple(value))
+        if isinstance(value, (list, tuple)) and all(isinstance(v, float) for v in value):
+            return mg.DoubleList(tuple(value))
+        raise TypeError(f"check_op.call cannot pass {value!r}")
 
 
 def _flatten(value: Any) -> list[Any]:
@@ -212,6 +270,78 @@ class OpChecker:
         if failures:  # every failing case at once: one wrong variant does not hide the others
             count = f"{len(failures)} of {len(labelled_reference)} cases differ from eager"
             raise AssertionError(count + ":\n" + "\n".join(failures))
+
+    def run(
+        self, model: torch.nn.Module | Callable[..., Any], inputs: Sequence[torch.Tensor], *, ops: Iterable[str],
+        preserve: Sequence[Any] = (),
+    ) -> list[torch.Tensor]:
+        """Exports and runs `model` (in the mode it is in) without comparing: for results
+        eager PyTorch cannot predict (random numbers). Returns Kiln's outputs."""
+        module = model if isinstance(model, torch.nn.Module) else Lambda(model)
+        return self._export_and_run(module, tuple(inputs), ops, preserve)
+
+    @staticmethod
+    def tensor_list(items: Sequence[Optional[torch.Tensor]], *, optional: bool = False) -> TensorListArg:
+        """A Tensor[] argument for call() (Tensor?[] with optional=True; None items allowed)."""
+        return TensorListArg(tuple(items), optional)
+
+    def call(
+        self,
+        operator: str,
+        args: Sequence[Any],
+        expected: Sequence[torch.Tensor],
+        *,
+        out_list: bool = False,
+        returns: Optional[int] = None,
+        in_place: Optional[int] = None,
+        mutated: Sequence[int] = (),
+        exact: bool = False,
+        check_values: bool = True,
+    ) -> list[torch.Tensor]:
+        """Runs one call of `operator` and compares its outs with `expected` (eager
+        PyTorch's results, whose shapes the out tensors take). args: the operator's
+        arguments before its outs, in schema order (tensors become method inputs;
+        TensorListArg for lists of tensors; ints, floats, bools, None and lists as
+        is). out_list: the outs are one Tensor[] argument. returns: how many values
+        the schema returns (default: one per out, none for an out list). in_place:
+        index of the argument the operator updates and returns (copy_, index_put_),
+        which then is the only output. mutated: indices of tensor arguments the
+        operator also updates (batch norm's running stats); their final values follow
+        the outs in `expected`. check_values=False compares shapes and dtypes only
+        (empty). Returns Kiln's outputs."""
+        builder = _CallBuilder()
+        call_args = [builder.argument(a) for a in args]
+        if in_place is not None:
+            target = call_args[in_place]
+            outs: list[mg.TensorValue] = [target]
+            call_args.append(target)
+        else:
+            outs = [builder.tensor(e, mg.TensorRole.ACTIVATION, f"out{i}") for i, e in enumerate(expected[: len(expected) - len(mutated)])]
+            call_args += [mg.TensorList(tuple(outs))] if out_list else outs
+            count = (0 if out_list else len(outs)) if returns is None else returns
+            if count == 1:
+                call_args.append(outs[0])
+            elif count > 1:
+                call_args.append(mg.TensorList(tuple(outs)))
+        returned = outs + [call_args[i] for i in mutated]
+        for tensor in returned:
+            tensor.is_output = True
+        method = mg.MethodGraph("forward", builder.inputs, returned, [mg.KernelCall(operator, call_args, outs)])
+        plan_memory(method, plan_inputs=True, plan_outputs=True)
+        program = program_from_methods([method])
+        self._log.record(self._test_id, program.operators, exported=False)
+        loaded = Runtime.get().load_program(program.to_bytes()).load_method("forward")
+        # Without inputs there is no torch tensor to go by: the runtime answers in numpy.
+        outputs = [o if isinstance(o, torch.Tensor) else torch.from_numpy(o)
+                   for o in loaded.execute([t.clone() for t in builder.feeds])]
+        assert len(outputs) == len(expected), f"{len(outputs)} outputs, eager has {len(expected)}"
+        for index, (got, want) in enumerate(zip(outputs, expected)):
+            what = f"{operator} output {index}"
+            if check_values:
+                compare(got, want, exact=exact, what=what)
+            else:
+                assert (got.dtype, tuple(got.shape)) == (want.dtype, tuple(want.shape)), f"{what}: {got.dtype} {list(got.shape)}"
+        return outputs
 
     def _export_and_run(
         self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], ops: Iterable[str], preserve: Sequence[Any]

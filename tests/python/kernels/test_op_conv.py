@@ -1,7 +1,8 @@
 """convolution kernel against eager PyTorch: Conv2d and Conv1d with strides, padding
 (symmetric, per-dimension, "same"), dilation, groups (incl. depthwise and channel
 multipliers), without bias, pointwise (1x1) kernels, non-square kernels, batches,
-unbatched input, weights given at run time, float32 and float64."""
+unbatched input, weights given at run time, float32 and float64; ConvTranspose2d and
+ConvTranspose1d with the same variations plus output_padding."""
 
 from __future__ import annotations
 
@@ -51,6 +52,31 @@ CONV1D = {
 }
 
 
+# name -> (ConvTranspose2d arguments, input shape)
+CONV_TRANSPOSE2D = {
+    "3x3": (dict(in_channels=2, out_channels=3, kernel_size=3), (1, 2, 4, 4)),
+    "stride2_pad1_k4": (dict(in_channels=4, out_channels=3, kernel_size=4, stride=2, padding=1), (2, 4, 5, 5)),
+    "stride2_k2": (dict(in_channels=3, out_channels=2, kernel_size=2, stride=2), (1, 3, 4, 6)),
+    "output_padding": (dict(in_channels=2, out_channels=2, kernel_size=3, stride=2, padding=1, output_padding=1), (1, 2, 5, 4)),
+    "stride_2_3_outpad_1_2": (dict(in_channels=2, out_channels=3, kernel_size=(3, 4), stride=(2, 3), output_padding=(1, 2)), (1, 2, 3, 4)),
+    "dilation2": (dict(in_channels=2, out_channels=3, kernel_size=3, dilation=2, padding=2), (1, 2, 5, 5)),
+    "dilation_outpad": (dict(in_channels=2, out_channels=2, kernel_size=2, dilation=3, output_padding=2), (1, 2, 3, 3)),
+    "groups2": (dict(in_channels=4, out_channels=6, kernel_size=3, groups=2, stride=2), (1, 4, 3, 3)),
+    "depthwise": (dict(in_channels=3, out_channels=3, kernel_size=3, groups=3, padding=1), (1, 3, 5, 5)),
+    "channel_multiplier": (dict(in_channels=2, out_channels=4, kernel_size=3, groups=2), (1, 2, 3, 4)),
+    "pointwise": (dict(in_channels=5, out_channels=3, kernel_size=1), (1, 5, 3, 4)),
+    "no_bias_pad_wider": (dict(in_channels=2, out_channels=2, kernel_size=3, padding=(0, 2), bias=False), (1, 2, 3, 5)),
+    "unbatched": (dict(in_channels=2, out_channels=3, kernel_size=3, stride=2), (2, 3, 3)),
+}
+
+CONV_TRANSPOSE1D = {
+    "k3": (dict(in_channels=3, out_channels=2, kernel_size=3), (1, 3, 6)),
+    "stride2_pad1_outpad1": (dict(in_channels=4, out_channels=6, kernel_size=3, stride=2, padding=1, output_padding=1, groups=2), (2, 4, 7)),
+    "dilation2_no_bias": (dict(in_channels=2, out_channels=3, kernel_size=3, dilation=2, bias=False), (1, 2, 5)),
+    "k4_s4": (dict(in_channels=2, out_channels=1, kernel_size=4, stride=4), (1, 2, 3)),
+}
+
+
 def _cases(table, layer_type, dtype: torch.dtype):
     cases = []
     for name, (arguments, shape) in table.items():
@@ -88,16 +114,36 @@ def test_larger_layer_accumulates_within_tolerance(check_op) -> None:
     check_op(layer, (make_tensor((1, 32, 8, 8), dtype=torch.float32, device="cpu"),), ops=[OP])
 
 
-def test_transposed_convolution_fails_with_a_named_error() -> None:
-    """The portable kernel has no transposed convolution: running one must fail with
-    NotSupported (not crash or return garbage)."""
-    import kiln
-    from kiln.runtime import Runtime
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+def test_conv_transpose2d(check_op, dtype: torch.dtype) -> None:
+    check_op.many(_cases(CONV_TRANSPOSE2D, nn.ConvTranspose2d, dtype), ops=[OP])
 
-    program = kiln.export(nn.ConvTranspose2d(2, 3, 3).eval(), (torch.randn(1, 2, 4, 4),))
-    assert OP in program.operators
-    method = Runtime.get().load_program(program.to_bytes()).load_method("forward")
+
+def test_conv_transpose1d(check_op) -> None:
+    cases = _cases(CONV_TRANSPOSE1D, nn.ConvTranspose1d, torch.float32) + _cases(CONV_TRANSPOSE1D, nn.ConvTranspose1d, torch.float64)
+    check_op.many(cases, ops=[OP])
+
+
+def test_conv_transpose_decoder_and_run_time_weights(check_op) -> None:
+    """A transposed-conv decoder as users write it, and F.conv_transpose2d with its
+    weight and bias as inputs."""
+    decoder = nn.Sequential(
+        nn.ConvTranspose2d(8, 4, 4, stride=2, padding=1), nn.ReLU(), nn.ConvTranspose2d(4, 1, 2, stride=2), nn.Sigmoid()
+    )
+    w = make_tensor((4, 3, 3, 3), dtype=torch.float32, device="cpu", low=-1, high=1)
+    cases = [
+        ("decoder", decoder, (make_tensor((2, 8, 4, 4), dtype=torch.float32, device="cpu", low=-1, high=1),)),
+        ("functional", lambda x, w, b: F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1),
+         (make_tensor((1, 4, 3, 3), dtype=torch.float32, device="cpu"), w, torch.randn(3))),
+    ]
+    check_op.many(cases, ops=[OP])
+
+
+def test_transposed_convolution_with_bad_output_padding_fails_with_a_named_error(check_op) -> None:
+    """output_padding must be smaller than stride or dilation; torch checks it too, so
+    the program is built call by call."""
+    x, w = torch.randn(1, 2, 3, 3), torch.randn(2, 2, 3, 3)
     with pytest.raises(KilnRuntimeError) as caught:
-        method.execute([torch.randn(1, 2, 4, 4)])
-    assert caught.value.error_name == "NotSupported"
-    assert "transposed" in str(caught.value)
+        check_op.call(OP, [x, w, None, [1, 1], [0, 0], [1, 1], True, [1, 1], 1], [torch.zeros(1, 2, 6, 6)])
+    assert caught.value.error_name == "InvalidArgument"
+    assert "output_padding" in str(caught.value)
