@@ -78,6 +78,11 @@ bool dispatch_dtype(KernelContext& ctx, const char* op, ScalarType type, F&& f) 
   return false;
 }
 
+/// True for the dtypes kernels compute with (kAllTypes): load_as reads only these.
+inline bool is_computable_type(ScalarType t) {
+  return visit_dtype<kAllTypes>(t, [](auto) {});
+}
+
 inline bool is_float_type(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 inline bool is_int_type(ScalarType t) {
   return t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Short ||

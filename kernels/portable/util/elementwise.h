@@ -20,7 +20,7 @@ namespace portable {
 template <uint32_t Set, typename Op>
 void unary_op(KernelContext& ctx, const char* name, const Tensor& in, Tensor& out, Op op) {
   if (!resize_output_like(ctx, name, out, in)) return;
-  if (!can_cast(in.scalar_type(), out.scalar_type()) || !is_valid_scalar_type(in.scalar_type())) {
+  if (!can_cast(in.scalar_type(), out.scalar_type()) || !is_computable_type(in.scalar_type())) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidType, name, "cannot write a %s input to a %s out",
                      scalar_type_name(in.scalar_type()), scalar_type_name(out.scalar_type()));
     return;
@@ -64,7 +64,7 @@ void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tens
   }
   if (!resize_output(ctx, name, out, {sizes, static_cast<size_t>(rank)})) return;
   const ScalarType common = promote_types(a.scalar_type(), b.scalar_type());
-  if (!is_valid_scalar_type(a.scalar_type()) || !is_valid_scalar_type(b.scalar_type()) ||
+  if (!is_computable_type(a.scalar_type()) || !is_computable_type(b.scalar_type()) ||
       !can_cast(common, out.scalar_type())) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidType, name, "inputs %s and %s cannot be written to a %s out",
                      scalar_type_name(a.scalar_type()), scalar_type_name(b.scalar_type()),
