@@ -106,7 +106,8 @@ CLAMPS = {
 
 def test_clamp_with_tensor_bounds(check_op) -> None:
     """Bounds broadcast against self (a row, a column, 0-dim); NaN in self or a bound
-    gives NaN; integer tensors; an int tensor with float bounds gives a float result."""
+    gives NaN; integer tensors; an int tensor with float bounds gives a float result, with
+    bool bounds an int one."""
     cases = []
     for dtype in REAL_DTYPES:
         x = tensor((4, 5), dtype, low=0 if dtype is torch.uint8 else -10, high=10)
@@ -119,6 +120,7 @@ def test_clamp_with_tensor_bounds(check_op) -> None:
     cases += [(f"nan_{name}", f, (x, lo, hi)) for name, f in CLAMPS.items()]
     cases.append(("0dim_bounds", CLAMPS["both"], (tensor((3, 4), torch.float32), torch.tensor(-0.5), torch.tensor(0.5))))
     cases.append(("int32_float_bound", lambda x, lo: torch.clamp(x, min=lo), (tensor((3, 4), torch.int32), tensor((4,), torch.float32))))
+    cases.append(("int64_bool_bound", lambda x, lo: torch.clamp(x, min=lo), (tensor((3, 4), torch.int64), tensor((4,), torch.bool))))
     check_op.many(cases, ops=["aten::clamp.Tensor_out"])
 
 

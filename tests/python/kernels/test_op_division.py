@@ -148,6 +148,19 @@ def test_wrapped_number_divisor(check_op) -> None:
     check_op.many(cases, ops=["aten::div.out_mode", "aten::remainder.Scalar_out"], exact=True)
 
 
+def test_bool_operands(check_op) -> None:
+    """Bool tensors divide as integers (int64 with an int64 divisor, float32 for true
+    division)."""
+    flags = torch.tensor([True, False, True, False])
+    ints = torch.tensor([2, -3, -1, 5])
+    cases = [(f"{name}_bool_int64", f, (flags, ints)) for name, (f, _) in TENSOR_DIVISIONS.items() if name != "div_true"]
+    cases.append(("div_true_bool_bool", TENSOR_DIVISIONS["div_true"][0], (flags, torch.tensor([True, True, False, True]))))
+    cases += [(f"{name}_bool_scalar", lambda t, f=f: f(t, 2), (flags,)) for name, (f, _) in SCALAR_DIVISIONS.items()]
+    cases.append(("div_scalar_true_bool", lambda t: aten.div.Scalar_mode(t, 2, rounding_mode=None), (flags,)))
+    ops = TENSOR_OPS + sorted({op for _, op in SCALAR_DIVISIONS.values()})
+    check_op.many(cases, ops=ops, preserve=PRESERVE)
+
+
 INTEGER_ZERO_DIVISIONS = {
     "div_floor": lambda x, y: torch.div(x, y, rounding_mode="floor"),
     "div_trunc": lambda x, y: torch.div(x, y, rounding_mode="trunc"),

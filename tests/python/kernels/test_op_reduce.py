@@ -125,7 +125,7 @@ def test_mean_of_everything(check_op) -> None:
     """mean() with no dim exports as aten.mean (mean.dtype_out): a 0-dim result; a dtype
     argument averages integer tensors."""
     cases = [(f"{name_of(d)}", lambda t: t.mean(), (tensor((2, 3, 4), d),)) for d in FLOAT_DTYPES]
-    cases += [(f"{name_of(d)}_dtype", lambda t: t.mean(dtype=torch.float64), (tensor((3, 5), d),)) for d in (torch.float32, torch.int32, torch.uint8)]
+    cases += [(f"{name_of(d)}_dtype", lambda t: t.mean(dtype=torch.float64), (tensor((3, 5), d),)) for d in (torch.float32, torch.int32, torch.uint8, torch.bool)]
     cases += [("0dim", lambda t: t.mean(), (torch.tensor(2.5),)), ("empty", lambda t: t.mean(), (torch.empty(0, 2),))]
     check_op.many(cases, ops=["aten::mean.dtype_out"])
 
