@@ -42,15 +42,9 @@ void masked_fill_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   Tensor* out = r.tensor(3);
   if (!r.ok()) return;
   if (!check_dtype(ctx, kName, *mask, ScalarType::Bool, "mask") ||
-      !check_same_dtype(ctx, kName, *in, *out, "self", "out")) {
+      !check_same_dtype(ctx, kName, *in, *out, "self", "out") || !resize_to_broadcast(ctx, kName, *in, *mask, *out)) {
     return;
   }
-  SizesType sizes[kTensorMaxDim];
-  int32_t rank = 0;
-  KILN_KERNEL_CHECK(ctx, broadcast_shapes(in->sizes(), mask->sizes(), sizes, &rank), Error::InvalidArgument,
-                    kName, "shapes %s and %s do not broadcast", ShapeString(*in).c_str(),
-                    ShapeString(*mask).c_str());
-  if (!resize_output(ctx, kName, *out, {sizes, static_cast<size_t>(rank)})) return;
   const uint8_t* m = mask->const_data_ptr<uint8_t>();  // bytes: any non-zero byte is true
   const Tensor* const inputs[2] = {in, mask};
   dispatch_dtype<kAllTypes>(ctx, kName, in->scalar_type(), [&](auto tag) {

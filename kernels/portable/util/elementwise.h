@@ -50,19 +50,26 @@ void unary_kernel(KernelContext& ctx, const char* name, Span<EValue*> args, Op o
   unary_op<Set>(ctx, name, *in, *out, op);
 }
 
-/// out = op(a, b) with broadcasting, computed in out's dtype T (in Set). Resizes out to
-/// the broadcast shape; the promoted dtype of a and b must be castable to out's.
-template <uint32_t Set, typename Op>
-void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
-               Tensor& out, Op op) {
+/// Resizes `out` to the broadcast shape of `a` and `b`; fails the kernel (InvalidArgument,
+/// both shapes logged) when they do not broadcast.
+inline bool resize_to_broadcast(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
+                                Tensor& out) {
   SizesType sizes[kTensorMaxDim];
   int32_t rank = 0;
   if (!broadcast_shapes(a.sizes(), b.sizes(), sizes, &rank)) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, name, "shapes %s and %s do not broadcast",
                      ShapeString(a).c_str(), ShapeString(b).c_str());
-    return;
+    return false;
   }
-  if (!resize_output(ctx, name, out, {sizes, static_cast<size_t>(rank)})) return;
+  return resize_output(ctx, name, out, {sizes, static_cast<size_t>(rank)});
+}
+
+/// out = op(a, b) with broadcasting, computed in out's dtype T (in Set). Resizes out to
+/// the broadcast shape; the promoted dtype of a and b must be castable to out's.
+template <uint32_t Set, typename Op>
+void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
+               Tensor& out, Op op) {
+  if (!resize_to_broadcast(ctx, name, a, b, out)) return;
   const ScalarType common = promote_types(a.scalar_type(), b.scalar_type());
   if (!is_computable_type(a.scalar_type()) || !is_computable_type(b.scalar_type()) ||
       !can_cast(common, out.scalar_type())) {

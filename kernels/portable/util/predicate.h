@@ -84,16 +84,7 @@ void unary_predicate_kernel(KernelContext& ctx, const char* name, Span<EValue*> 
 template <typename Pred>
 void binary_predicate_op(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
                          Tensor& out, ScalarType compute, Pred pred) {
-  SizesType sizes[kTensorMaxDim];
-  int32_t rank = 0;
-  if (!broadcast_shapes(a.sizes(), b.sizes(), sizes, &rank)) {
-    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, name, "shapes %s and %s do not broadcast",
-                     ShapeString(a).c_str(), ShapeString(b).c_str());
-    return;
-  }
-  if (!resize_output(ctx, name, out, {sizes, static_cast<size_t>(rank)}) || !check_truth_out(ctx, name, out)) {
-    return;
-  }
+  if (!resize_to_broadcast(ctx, name, a, b, out) || !check_truth_out(ctx, name, out)) return;
   const TruthWriter write(out);
   const Tensor* const inputs[2] = {&a, &b};
   const size_t n = out.numel();
