@@ -20,7 +20,7 @@ void reduce_any(KernelContext& ctx, const char* name, const Tensor& in, Span<con
   const TruthWriter write(out);
   dispatch_dtype<kAllTypes>(ctx, name, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.const_data_ptr<T>();
+    const Elements<T> x = elements_of<T>(in);
     for_each_output(plan, [&](size_t oi, size_t base) {
       bool found = false;
       for_each_reduced(plan, base, [&](size_t i) { found = found || x[i] != static_cast<T>(0); });

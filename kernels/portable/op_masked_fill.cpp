@@ -56,7 +56,7 @@ void masked_fill_scalar_out(KernelContext& ctx, Span<EValue*> args) {
       return;
     }
     const T fill = value.as<T>();
-    const T* x = in->const_data_ptr<T>();
+    const Elements<T> x = elements_of<T>(*in);
     T* o = out->mutable_data_ptr<T>();
     for_each_broadcast<2>(out->sizes(), inputs, [&](size_t i, const size_t* k) { o[i] = m[k[1]] != 0 ? fill : x[k[0]]; });
   });

@@ -30,7 +30,7 @@ void unary_op(KernelContext& ctx, const char* name, const Tensor& in, Tensor& ou
     T* o = out.mutable_data_ptr<T>();
     const size_t n = out.numel();
     if (in.scalar_type() == out.scalar_type()) {
-      const T* x = in.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(in);
       for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(x[i]));
     } else {
       for (size_t i = 0; i < n; ++i) {
@@ -84,8 +84,8 @@ void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tens
     const size_t n = out.numel();
     const Tensor* const inputs[2] = {&a, &b};
     if (a.scalar_type() == out.scalar_type() && b.scalar_type() == out.scalar_type()) {
-      const T* x = a.const_data_ptr<T>();
-      const T* y = b.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(a);
+      const Elements<T> y = elements_of<T>(b);
       // Fast paths: equal shapes, or one side a single element.
       if (a.numel() == n && b.numel() == n) {
         for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(x[i], y[i]));
@@ -104,13 +104,13 @@ void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tens
     }
     // A one-element operand of another dtype (e.g. a Double constant) is converted once.
     if (a.scalar_type() == out.scalar_type() && a.numel() == n && b.numel() == 1) {
-      const T* x = a.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(a);
       const T s = load_as<T>(b.scalar_type(), b.const_data_ptr(), 0);
       for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(x[i], s));
       return;
     }
     if (b.scalar_type() == out.scalar_type() && b.numel() == n && a.numel() == 1) {
-      const T* y = b.const_data_ptr<T>();
+      const Elements<T> y = elements_of<T>(b);
       const T s = load_as<T>(a.scalar_type(), a.const_data_ptr(), 0);
       for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(s, y[i]));
       return;
@@ -142,7 +142,7 @@ void compare_scalar_kernel(KernelContext& ctx, const char* name, Span<EValue*> a
     O* o = out->mutable_data_ptr<O>();
     dispatch_dtype<kAllTypes>(ctx, name, in->scalar_type(), [&](auto in_tag) {
       using T = decltype(in_tag);
-      const T* x = in->const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(*in);
       if constexpr (std::is_floating_point_v<T>) {
         const T s = other.as<T>();
         for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(x[i], s));

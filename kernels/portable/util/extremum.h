@@ -46,7 +46,7 @@ void reduce_extreme(KernelContext& ctx, const char* name, const Tensor& in, Tens
   if (!check_same_dtype(ctx, name, in, out, "self", "out")) return;
   dispatch_dtype<kAllTypes>(ctx, name, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.const_data_ptr<T>();
+    const Elements<T> x = elements_of<T>(in);
     T* o = out.mutable_data_ptr<T>();
     for_each_output(plan, [&](size_t oi, size_t base) {
       bool first = true;
@@ -75,7 +75,7 @@ void reduce_arg_extreme(KernelContext& ctx, const char* name, const Tensor& in, 
   }
   dispatch_dtype<kAllTypes>(ctx, name, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.const_data_ptr<T>();
+    const Elements<T> x = elements_of<T>(in);
     int64_t* o = indices.mutable_data_ptr<int64_t>();
     T* v = values != nullptr ? values->mutable_data_ptr<T>() : nullptr;
     for_each_output(plan, [&](size_t oi, size_t base) {

@@ -64,7 +64,7 @@ void unary_predicate_op(KernelContext& ctx, const char* name, const Tensor& in, 
   const TruthWriter write(out);
   dispatch_dtype<kAllTypes>(ctx, name, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.const_data_ptr<T>();
+    const Elements<T> x = elements_of<T>(in);
     for (size_t i = 0; i < in.numel(); ++i) write(i, pred(x[i]));
   });
 }
@@ -91,8 +91,8 @@ void binary_predicate_op(KernelContext& ctx, const char* name, const Tensor& a, 
   if (a.scalar_type() == compute && b.scalar_type() == compute) {
     dispatch_dtype<kAllTypes>(ctx, name, compute, [&](auto tag) {
       using T = decltype(tag);
-      const T* x = a.const_data_ptr<T>();
-      const T* y = b.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(a);
+      const Elements<T> y = elements_of<T>(b);
       if (a.numel() == n && b.numel() == n) {
         for (size_t i = 0; i < n; ++i) write(i, pred(x[i], y[i]));
       } else {
