@@ -1,11 +1,17 @@
 // aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out)
+// aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out)
 #include "kernels/portable/util/elementwise.h"
+#include "kernels/portable/util/predicate.h"
 
 namespace kiln {
 namespace portable {
 
 void eq_scalar_out(KernelContext& ctx, Span<EValue*> args) {
   compare_scalar_kernel(ctx, "aten::eq.Scalar_out", args, [](auto a, auto b) { return a == b; });
+}
+
+void eq_tensor_out(KernelContext& ctx, Span<EValue*> args) {
+  compare_tensor_kernel(ctx, "aten::eq.Tensor_out", args, [](auto a, auto b) { return a == b; });
 }
 
 }  // namespace portable

@@ -3,18 +3,11 @@
 // approximate="none": x/2 * (1 + erf(x / sqrt(2)));
 // approximate="tanh": x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
 #include <cmath>
-#include <cstring>
 
 #include "kernels/portable/util/elementwise.h"
 
 namespace kiln {
 namespace portable {
-
-namespace {
-bool string_equals(Span<const char> s, const char* literal) {
-  return s.size() == std::strlen(literal) && std::memcmp(s.data(), literal, s.size()) == 0;
-}
-}  // namespace
 
 void gelu_out(KernelContext& ctx, Span<EValue*> args) {
   static constexpr const char* kName = "aten::gelu.out";

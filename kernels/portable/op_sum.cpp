@@ -22,17 +22,13 @@ void sum_intlist_out(KernelContext& ctx, Span<EValue*> args) {
   const int64_t dtype = r.optional_int(3, 0, &has_dtype);
   Tensor* out = r.tensor(4);
   if (!r.ok()) return;
-  KILN_KERNEL_CHECK(ctx, !has_dtype || static_cast<int64_t>(out->scalar_type()) == dtype,
-                    Error::InvalidType, kName, "dtype %lld differs from out's dtype %s",
-                    static_cast<long long>(dtype), scalar_type_name(out->scalar_type()));
-  KILN_KERNEL_CHECK(ctx, can_cast(in->scalar_type(), out->scalar_type()), Error::InvalidType, kName,
+  if (!check_dtype_argument(ctx, kName, has_dtype, dtype, *out)) return;
+  KILN_KERNEL_CHECK(ctx, is_computable_type(in->scalar_type()) && can_cast(in->scalar_type(), out->scalar_type()),
+                    Error::InvalidType, kName,
                     "cannot sum %s into a %s out", scalar_type_name(in->scalar_type()),
                     scalar_type_name(out->scalar_type()));
   ReducePlan plan;
-  if (!make_reduce_plan(ctx, kName, *in, dims, keepdim, &plan) ||
-      !resize_output(ctx, kName, *out, {plan.out_sizes, static_cast<size_t>(plan.out_rank)})) {
-    return;
-  }
+  if (!plan_reduction(ctx, kName, *in, dims, keepdim, *out, &plan)) return;
   dispatch_dtype<kRealTypes>(ctx, kName, out->scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;

@@ -40,8 +40,8 @@ void where_self_out(KernelContext& ctx, Span<EValue*> args) {
     using T = decltype(tag);
     T* o = out->mutable_data_ptr<T>();
     if (a->scalar_type() == out->scalar_type() && b->scalar_type() == out->scalar_type()) {
-      const T* x = a->const_data_ptr<T>();
-      const T* y = b->const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(*a);
+      const Elements<T> y = elements_of<T>(*b);
       for_each_broadcast<3>(out->sizes(), inputs, [&](size_t i, const size_t* k) {
         o[i] = c[k[0]] != 0 ? x[k[1]] : y[k[2]];
       });

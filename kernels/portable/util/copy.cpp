@@ -76,7 +76,7 @@ bool strided_cast_copy(const void* src, ScalarType src_type, const int64_t* src_
     D* d = static_cast<D*>(dst);
     visit_dtype<kAllTypes>(src_type, [&](auto src_tag) {
       using S = decltype(src_tag);
-      const S* s = static_cast<const S*>(src);
+      const Elements<S> s(src);
       walk2(sizes, src_strides, dst_strides, rank, [&](int64_t so, int64_t dof) {
         d[dof] = static_cast<D>(s[so]);
       });

@@ -9,8 +9,10 @@
 // fails the kernel with InvalidType and a log line naming the op and the dtype.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/portable/util/kernel_args.h"
 #include "runtime/core/scalar_type.h"
@@ -78,10 +80,41 @@ bool dispatch_dtype(KernelContext& ctx, const char* op, ScalarType type, F&& f) 
   return false;
 }
 
+/// True for the dtypes kernels compute with (kAllTypes): load_as reads only these.
+inline bool is_computable_type(ScalarType t) {
+  return visit_dtype<kAllTypes>(t, [](auto) {});
+}
+
 inline bool is_float_type(ScalarType t) { return t == ScalarType::Float || t == ScalarType::Double; }
 inline bool is_int_type(ScalarType t) {
   return t == ScalarType::Byte || t == ScalarType::Char || t == ScalarType::Short ||
          t == ScalarType::Int || t == ScalarType::Long;
+}
+
+/// Read access to elements of C++ type T (x[i], like a const T*). Bool elements are read as
+/// bytes, any non-zero byte true: a hostile program can make a bool tensor's memory hold
+/// other bytes (planned memory it shares with another tensor), and loading such a byte as
+/// a C++ bool is undefined behaviour.
+template <typename T>
+class Elements {
+ public:
+  explicit Elements(const void* data) : data_(data) {}
+  T operator[](size_t i) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return static_cast<const uint8_t*>(data_)[i] != 0;
+    } else {
+      return static_cast<const T*>(data_)[i];
+    }
+  }
+
+ private:
+  const void* data_;
+};
+
+/// The elements of `t` read as T (which must be t's C++ element type).
+template <typename T>
+inline Elements<T> elements_of(const Tensor& t) {
+  return Elements<T>(t.const_data_ptr());
 }
 
 /// Element i of `data` (of dtype `type`, one of kAllTypes) converted to T. Used on the
@@ -91,7 +124,7 @@ inline T load_as(ScalarType type, const void* data, size_t i) {
   T result{};
   visit_dtype<kAllTypes>(type, [&](auto tag) {
     using S = decltype(tag);
-    result = static_cast<T>(static_cast<const S*>(data)[i]);
+    result = static_cast<T>(Elements<S>(data)[i]);
   });
   return result;
 }

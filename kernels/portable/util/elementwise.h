@@ -20,7 +20,7 @@ namespace portable {
 template <uint32_t Set, typename Op>
 void unary_op(KernelContext& ctx, const char* name, const Tensor& in, Tensor& out, Op op) {
   if (!resize_output_like(ctx, name, out, in)) return;
-  if (!can_cast(in.scalar_type(), out.scalar_type()) || !is_valid_scalar_type(in.scalar_type())) {
+  if (!can_cast(in.scalar_type(), out.scalar_type()) || !is_computable_type(in.scalar_type())) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidType, name, "cannot write a %s input to a %s out",
                      scalar_type_name(in.scalar_type()), scalar_type_name(out.scalar_type()));
     return;
@@ -30,7 +30,7 @@ void unary_op(KernelContext& ctx, const char* name, const Tensor& in, Tensor& ou
     T* o = out.mutable_data_ptr<T>();
     const size_t n = out.numel();
     if (in.scalar_type() == out.scalar_type()) {
-      const T* x = in.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(in);
       for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(x[i]));
     } else {
       for (size_t i = 0; i < n; ++i) {
@@ -50,21 +50,28 @@ void unary_kernel(KernelContext& ctx, const char* name, Span<EValue*> args, Op o
   unary_op<Set>(ctx, name, *in, *out, op);
 }
 
-/// out = op(a, b) with broadcasting, computed in out's dtype T (in Set). Resizes out to
-/// the broadcast shape; the promoted dtype of a and b must be castable to out's.
-template <uint32_t Set, typename Op>
-void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
-               Tensor& out, Op op) {
+/// Resizes `out` to the broadcast shape of `a` and `b`; fails the kernel (InvalidArgument,
+/// both shapes logged) when they do not broadcast.
+inline bool resize_to_broadcast(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
+                                Tensor& out) {
   SizesType sizes[kTensorMaxDim];
   int32_t rank = 0;
   if (!broadcast_shapes(a.sizes(), b.sizes(), sizes, &rank)) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, name, "shapes %s and %s do not broadcast",
                      ShapeString(a).c_str(), ShapeString(b).c_str());
-    return;
+    return false;
   }
-  if (!resize_output(ctx, name, out, {sizes, static_cast<size_t>(rank)})) return;
+  return resize_output(ctx, name, out, {sizes, static_cast<size_t>(rank)});
+}
+
+/// out = op(a, b) with broadcasting, computed in out's dtype T (in Set). Resizes out to
+/// the broadcast shape; the promoted dtype of a and b must be castable to out's.
+template <uint32_t Set, typename Op>
+void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tensor& b,
+               Tensor& out, Op op) {
+  if (!resize_to_broadcast(ctx, name, a, b, out)) return;
   const ScalarType common = promote_types(a.scalar_type(), b.scalar_type());
-  if (!is_valid_scalar_type(a.scalar_type()) || !is_valid_scalar_type(b.scalar_type()) ||
+  if (!is_computable_type(a.scalar_type()) || !is_computable_type(b.scalar_type()) ||
       !can_cast(common, out.scalar_type())) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidType, name, "inputs %s and %s cannot be written to a %s out",
                      scalar_type_name(a.scalar_type()), scalar_type_name(b.scalar_type()),
@@ -77,8 +84,8 @@ void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tens
     const size_t n = out.numel();
     const Tensor* const inputs[2] = {&a, &b};
     if (a.scalar_type() == out.scalar_type() && b.scalar_type() == out.scalar_type()) {
-      const T* x = a.const_data_ptr<T>();
-      const T* y = b.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(a);
+      const Elements<T> y = elements_of<T>(b);
       // Fast paths: equal shapes, or one side a single element.
       if (a.numel() == n && b.numel() == n) {
         for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(x[i], y[i]));
@@ -97,13 +104,13 @@ void binary_op(KernelContext& ctx, const char* name, const Tensor& a, const Tens
     }
     // A one-element operand of another dtype (e.g. a Double constant) is converted once.
     if (a.scalar_type() == out.scalar_type() && a.numel() == n && b.numel() == 1) {
-      const T* x = a.const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(a);
       const T s = load_as<T>(b.scalar_type(), b.const_data_ptr(), 0);
       for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(x[i], s));
       return;
     }
     if (b.scalar_type() == out.scalar_type() && b.numel() == n && a.numel() == 1) {
-      const T* y = b.const_data_ptr<T>();
+      const Elements<T> y = elements_of<T>(b);
       const T s = load_as<T>(a.scalar_type(), a.const_data_ptr(), 0);
       for (size_t i = 0; i < n; ++i) o[i] = static_cast<T>(op(s, y[i]));
       return;
@@ -135,7 +142,7 @@ void compare_scalar_kernel(KernelContext& ctx, const char* name, Span<EValue*> a
     O* o = out->mutable_data_ptr<O>();
     dispatch_dtype<kAllTypes>(ctx, name, in->scalar_type(), [&](auto in_tag) {
       using T = decltype(in_tag);
-      const T* x = in->const_data_ptr<T>();
+      const Elements<T> x = elements_of<T>(*in);
       if constexpr (std::is_floating_point_v<T>) {
         const T s = other.as<T>();
         for (size_t i = 0; i < n; ++i) o[i] = static_cast<O>(cmp(x[i], s));

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "runtime/core/error.h"
@@ -36,6 +38,19 @@
 namespace kiln {
 namespace portable {
 
+/// `value` converted to T. For an integer T this truncates toward zero like a C++ cast
+/// but is defined everywhere: NaN gives 0 and out-of-range values saturate (a float
+/// meets an integer dtype only where PyTorch truncates in range or refuses the value).
+template <typename T>
+T convert_real(double value) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (value != value) return 0;
+    if (value <= static_cast<double>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (value >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(value);
+}
+
 /// A Scalar argument as the program gave it. Integral values (Int, Bool) keep all 64
 /// bits, so that an int64 tensor meets the exact value; float values stay doubles.
 struct ScalarArg {
@@ -54,7 +69,7 @@ struct ScalarArg {
         return static_cast<T>(integer);
       }
     }
-    return static_cast<T>(real);
+    return convert_real<T>(real);
   }
 };
 
@@ -65,6 +80,11 @@ struct ShapeString {
   explicit ShapeString(const Tensor& t) : ShapeString(t.sizes()) {}
   const char* c_str() const { return text; }
 };
+
+/// True when a string argument equals `literal`.
+inline bool string_equals(Span<const char> s, const char* literal) {
+  return s.size() == std::strlen(literal) && (s.size() == 0 || std::memcmp(s.data(), literal, s.size()) == 0);
+}
 
 /// Reads a kernel's arguments by index, checking each one. After the first failure
 /// every accessor returns a harmless default and ok() is false: a kernel reads all

@@ -61,5 +61,20 @@ bool make_reduce_plan(KernelContext& ctx, const char* op, const Tensor& in, Span
   return true;
 }
 
+bool plan_reduction(KernelContext& ctx, const char* op, const Tensor& in, Span<const int64_t> dims, bool keepdim,
+                    Tensor& out, ReducePlan* plan) {
+  return make_reduce_plan(ctx, op, in, dims, keepdim, plan) &&
+         resize_output(ctx, op, out, {plan->out_sizes, static_cast<size_t>(plan->out_rank)});
+}
+
+bool check_dtype_argument(KernelContext& ctx, const char* op, bool has_dtype, int64_t dtype, const Tensor& out) {
+  if (has_dtype && static_cast<int64_t>(out.scalar_type()) != dtype) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidType, op, "dtype %lld differs from out's dtype %s",
+                     static_cast<long long>(dtype), scalar_type_name(out.scalar_type()));
+    return false;
+  }
+  return true;
+}
+
 }  // namespace portable
 }  // namespace kiln

@@ -33,6 +33,13 @@ struct ReducePlan {
 bool make_reduce_plan(KernelContext& ctx, const char* op, const Tensor& in, Span<const int64_t> dims,
                       bool keepdim, ReducePlan* plan);
 
+/// make_reduce_plan, then resizes `out` to the plan's output shape.
+bool plan_reduction(KernelContext& ctx, const char* op, const Tensor& in, Span<const int64_t> dims, bool keepdim,
+                    Tensor& out, ReducePlan* plan);
+
+/// Fails unless an optional ScalarType argument (present when `has_dtype`) is out's dtype.
+bool check_dtype_argument(KernelContext& ctx, const char* op, bool has_dtype, int64_t dtype, const Tensor& out);
+
 /// Calls f(out_index, base_offset) for every output element, in output order.
 template <typename F>
 void for_each_output(const ReducePlan& plan, F&& f) {

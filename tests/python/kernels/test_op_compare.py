@@ -1,7 +1,9 @@
-"""Comparison and selection kernels against eager PyTorch (exact): gt/lt/eq with a
-Scalar on float, integer and bool tensors (integral and fractional scalars, NaN,
-infinities, large int64 values), and where.self with three-way broadcasting, mixed
-dtypes and conditions computed in the program or given as inputs."""
+"""Comparison and selection kernels against eager PyTorch (exact): eq/ne/lt/le/gt/ge
+with a Scalar and with a Tensor on float, integer and bool tensors (integral and
+fractional scalars, NaN, infinities, large int64 values; broadcasting and PyTorch's
+type promotion between tensors, 0-dim ones included), isnan/isinf, and where.self with
+three-way broadcasting, mixed dtypes and conditions computed in the program or given
+as inputs."""
 
 from __future__ import annotations
 
@@ -15,7 +17,11 @@ COMPARISONS = {
     "gt": (lambda x, s: x > s, "aten::gt.Scalar_out"),
     "lt": (lambda x, s: x < s, "aten::lt.Scalar_out"),
     "eq": (lambda x, s: x == s, "aten::eq.Scalar_out"),
+    "ne": (lambda x, s: x != s, "aten::ne.Scalar_out"),
+    "ge": (lambda x, s: x >= s, "aten::ge.Scalar_out"),
+    "le": (lambda x, s: x <= s, "aten::le.Scalar_out"),
 }
+TENSOR_OPS = [f"aten::{name}.Tensor_out" for name in COMPARISONS]
 
 
 def tensor(shape, dtype=torch.float32, **kwargs) -> torch.Tensor:
@@ -65,6 +71,77 @@ def test_compare_special_values(check_op, name: str) -> None:
         ("bool_vs_float", lambda t: function(t, 0.5), (torch.tensor([True, False]),)),
     ]
     check_op.many(cases, ops=[op], exact=True)
+
+
+def test_compare_tensors(check_op) -> None:
+    """Every comparison on every dtype, a small value range so that ties occur, with
+    broadcasting (a row against a matrix, 0-dim against a vector)."""
+    cases = []
+    for dtype in DTYPES:
+        x = tensor((3, 4), dtype, low=0 if dtype is torch.uint8 else -3, high=3)
+        row = tensor((4,), dtype, low=0 if dtype is torch.uint8 else -3, high=3)
+        if dtype.is_floating_point:
+            x, row = x.round(), row.round()
+        for name, (function, _) in COMPARISONS.items():
+            cases.append((f"{name}_{name_of(dtype)}", function, (x, row)))
+    cases += [(f"{name}_0dim", f, (torch.tensor(1.0), torch.tensor([0.0, 1.0, 2.0]))) for name, (f, _) in COMPARISONS.items()]
+    check_op.many(cases, ops=TENSOR_OPS, exact=True)
+
+
+# (dtype of self and shape, dtype of other and shape): PyTorch compares in their result
+# dtype, where a 0-dim tensor only counts when it is of a higher category.
+PROMOTIONS = [
+    ((torch.int8, (4,)), (torch.uint8, (4,))),  # int16: 200 (uint8) > -56 (int8)
+    ((torch.int32, (4,)), (torch.float32, (4,))),  # float32: 16777217 rounds to 16777216
+    ((torch.bool, (4,)), (torch.int16, (4,))),
+    ((torch.int8, (4,)), (torch.int64, ())),  # int8: the 0-dim 300 wraps to 44
+    ((torch.float32, (4,)), (torch.float64, ())),  # float32: the 0-dim 0.1 rounds
+    ((torch.int32, (4,)), (torch.float64, ())),  # float64: a 0-dim float of a higher category
+    ((torch.bool, (4,)), (torch.int64, ())),  # int64
+]
+
+
+def test_compare_tensors_with_type_promotion(check_op) -> None:
+    values = {
+        torch.int8: torch.tensor([44, -56, 0, 127], dtype=torch.int8),
+        torch.uint8: torch.tensor([44, 200, 0, 127], dtype=torch.uint8),
+        torch.int32: torch.tensor([16777217, -3, 7, 0], dtype=torch.int32),
+        torch.float32: torch.tensor([16777216.0, -3.0, 7.5, 0.1], dtype=torch.float32),
+        torch.bool: torch.tensor([True, False, True, False]),
+        torch.int16: torch.tensor([1, 0, 2, -1], dtype=torch.int16),
+    }
+    zero_dim = {torch.int64: torch.tensor(300), torch.float64: torch.tensor(0.1, dtype=torch.float64)}
+    cases = []
+    for (a_type, a_shape), (b_type, b_shape) in PROMOTIONS:
+        a = values[a_type]
+        b = zero_dim[b_type] if b_shape == () else values[b_type]
+        label = f"{name_of(a_type)}_{name_of(b_type)}{'_0dim' if b_shape == () else ''}"
+        cases += [(f"{name}_{label}", f, (a, b)) for name, (f, _) in COMPARISONS.items()]
+        cases += [(f"{name}_{label}_swapped", f, (b, a)) for name, (f, _) in (("lt", COMPARISONS["lt"]),)]
+    check_op.many(cases, ops=TENSOR_OPS, exact=True)
+
+
+def test_compare_tensors_special_values(check_op) -> None:
+    nan, inf = float("nan"), float("inf")
+    x = torch.tensor([nan, nan, 1.0, inf, -inf, 0.0, -0.0, inf])
+    y = torch.tensor([nan, 1.0, nan, inf, inf, -0.0, 0.0, 1e38])
+    big = torch.tensor([2**53, 2**53 + 1, 2**62, -(2**62)], dtype=torch.int64)
+    big_other = torch.tensor([2**53 + 1, 2**53 + 1, 2**62 - 1, -(2**62)], dtype=torch.int64)
+    cases = [(f"{name}_{name_of(d)}", f, (x.to(d), y.to(d))) for name, (f, _) in COMPARISONS.items() for d in (torch.float32, torch.float64)]
+    cases += [(f"{name}_int64_beyond_2_53", f, (big, big_other)) for name, (f, _) in COMPARISONS.items()]
+    check_op.many(cases, ops=TENSOR_OPS, exact=True)
+
+
+def test_isnan_isinf(check_op) -> None:
+    nan, inf = float("nan"), float("inf")
+    x = torch.tensor([nan, inf, -inf, 0.0, -0.0, 1e38, -3.5, float("-nan")])
+    cases = []
+    for name, function in (("isnan", torch.isnan), ("isinf", torch.isinf)):
+        cases += [(f"{name}_{name_of(d)}", function, (x.to(d),)) for d in (torch.float32, torch.float64)]
+        cases += [(f"{name}_{name_of(d)}", function, (tensor((2, 3), d),)) for d in DTYPES if not d.is_floating_point]
+        cases.append((f"{name}_0dim", function, (torch.tensor(nan),)))
+        cases.append((f"{name}_empty", function, (torch.empty(0, 2),)))
+    check_op.many(cases, ops=["aten::isnan.out", "aten::isinf.out"], exact=True)
 
 
 def test_where(check_op) -> None:

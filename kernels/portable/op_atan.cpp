@@ -1,0 +1,15 @@
+// aten::atan.out(Tensor self, *, Tensor(a!) out)
+// Integer and bool inputs give a floating-point out (PyTorch promotes them).
+#include <cmath>
+
+#include "kernels/portable/util/elementwise.h"
+
+namespace kiln {
+namespace portable {
+
+void atan_out(KernelContext& ctx, Span<EValue*> args) {
+  unary_kernel<kFloatTypes>(ctx, "aten::atan.out", args, [](auto x) { return std::atan(x); });
+}
+
+}  // namespace portable
+}  // namespace kiln

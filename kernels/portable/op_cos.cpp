@@ -1,0 +1,15 @@
+// aten::cos.out(Tensor self, *, Tensor(a!) out)
+// Integer and bool inputs give a floating-point out (PyTorch promotes them).
+#include <cmath>
+
+#include "kernels/portable/util/elementwise.h"
+
+namespace kiln {
+namespace portable {
+
+void cos_out(KernelContext& ctx, Span<EValue*> args) {
+  unary_kernel<kFloatTypes>(ctx, "aten::cos.out", args, [](auto x) { return std::cos(x); });
+}
+
+}  // namespace portable
+}  // namespace kiln

@@ -1,0 +1,15 @@
+// aten::cosh.out(Tensor self, *, Tensor(a!) out)
+// Integer and bool inputs give a floating-point out (PyTorch promotes them).
+#include <cmath>
+
+#include "kernels/portable/util/elementwise.h"
+
+namespace kiln {
+namespace portable {
+
+void cosh_out(KernelContext& ctx, Span<EValue*> args) {
+  unary_kernel<kFloatTypes>(ctx, "aten::cosh.out", args, [](auto x) { return std::cosh(x); });
+}
+
+}  // namespace portable
+}  // namespace kiln

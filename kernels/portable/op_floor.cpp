@@ -1,0 +1,23 @@
+// aten::floor.out(Tensor self, *, Tensor(a!) out)
+//
+// Floating point values round down; integer tensors are copied unchanged (PyTorch's rule).
+#include <cmath>
+#include <type_traits>
+
+#include "kernels/portable/util/elementwise.h"
+
+namespace kiln {
+namespace portable {
+
+void floor_out(KernelContext& ctx, Span<EValue*> args) {
+  unary_kernel<kRealTypes>(ctx, "aten::floor.out", args, [](auto x) {
+    if constexpr (std::is_floating_point_v<decltype(x)>) {
+      return std::floor(x);
+    } else {
+      return x;
+    }
+  });
+}
+
+}  // namespace portable
+}  // namespace kiln

@@ -1,0 +1,15 @@
+// aten::tan.out(Tensor self, *, Tensor(a!) out)
+// Integer and bool inputs give a floating-point out (PyTorch promotes them).
+#include <cmath>
+
+#include "kernels/portable/util/elementwise.h"
+
+namespace kiln {
+namespace portable {
+
+void tan_out(KernelContext& ctx, Span<EValue*> args) {
+  unary_kernel<kFloatTypes>(ctx, "aten::tan.out", args, [](auto x) { return std::tan(x); });
+}
+
+}  // namespace portable
+}  // namespace kiln
