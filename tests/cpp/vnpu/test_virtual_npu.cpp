@@ -17,6 +17,9 @@ namespace kiln::vnpu {
 namespace {
 
 using testing::StreamBuilder;
+using u55::Cmd0;
+using u55::Cmd1;
+using u55::ElementwiseMode;
 
 class VirtualNpuTest : public ::testing::Test {
  protected:
@@ -207,8 +210,8 @@ TEST(VnpuOutputStage, ScaleValueRoundsLikeTosa) {
           return x > INT32_MAX ? INT32_MAX : (x < INT32_MIN ? INT32_MIN : static_cast<int64_t>(x));
         };
         const __int128 product = static_cast<__int128>(v) * m;
-        EXPECT_EQ(scale_value(v, m, s, RoundMode::Tfl), clamp((product + round_double) >> s));
-        EXPECT_EQ(scale_value(v, m, s, RoundMode::Natural), clamp((product + round) >> s));
+        EXPECT_EQ(scale_value(v, Scaling{m, s, RoundMode::DoubleSymmetric, 0}), clamp((product + round_double) >> s));
+        EXPECT_EQ(scale_value(v, Scaling{m, s, RoundMode::Natural, 0}), clamp((product + round) >> s));
       }
     }
   }
@@ -240,8 +243,16 @@ TEST(VnpuConfig, TargetNames) {
   ASSERT_TRUE(config_from_target_name("ethos-u65-256", &c));
   EXPECT_EQ(c.arch, Arch::EthosU65);
   EXPECT_EQ(c.macs, 256);
-  EXPECT_FALSE(config_from_target_name("ethos-u85-256", &c));
+  EXPECT_EQ(c.cores, 1);
+  ASSERT_TRUE(config_from_target_name("ethos-u65-512", &c));
+  EXPECT_EQ(c.cores, 2);
+  ASSERT_TRUE(config_from_target_name("ethos-u85-1024", &c));
+  EXPECT_EQ(c.arch, Arch::EthosU85);
+  EXPECT_EQ(c.macs, 1024);
+  EXPECT_EQ(c.cores, 4);
+  EXPECT_FALSE(config_from_target_name("ethos-u85-64", &c));
   EXPECT_FALSE(config_from_target_name("ethos-u55-100", &c));
+  EXPECT_FALSE(config_from_target_name("ethos-u55-", &c));
 }
 
 }  // namespace

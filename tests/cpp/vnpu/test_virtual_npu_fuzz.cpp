@@ -13,6 +13,8 @@ namespace kiln::vnpu {
 namespace {
 
 using testing::StreamBuilder;
+using u55::Cmd0;
+using u55::Cmd1;
 
 // Opcodes the generator picks from (known ones, so that streams get past decoding).
 constexpr uint16_t kCmd0[] = {0x002, 0x003, 0x005, 0x006, 0x010, 0x100, 0x101, 0x102, 0x103,

@@ -20,6 +20,7 @@ TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256"]
 _SYSTEM_CONFIGS = {
     "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
     "ethos-u65": ("Ethos_U65_Client_Server", "Dedicated_Sram_384KB"),
+    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Shared_Sram"),
 }
 
 
