@@ -331,11 +331,11 @@ uint32_t log2_floor(uint32_t v) {
   return n;
 }
 
-// SHRAM per core in KiB (Ethos-U55 TRM / Vela's architecture table).
+// SHRAM per core in KiB (Ethos-U55 TRM / Vela's architecture table). Each core of an
+// Ethos-U65-512 has its own; DMAs into internal memory (LUTs) write both alike, so the
+// internal memory the stream addresses is one core's.
 uint32_t shram_kib(const Config& config) {
-  const uint32_t per_core = config.arch == Arch::EthosU65 || config.macs >= 256 ? 48u
-                            : config.macs >= 128 ? 24u : 16u;
-  return per_core * static_cast<uint32_t>(config.cores);
+  return config.arch == Arch::EthosU65 || config.macs >= 256 ? 48u : config.macs >= 128 ? 24u : 16u;
 }
 
 uint32_t default_internal_bytes(const Config& config) { return shram_kib(config) * 1024u; }
@@ -350,7 +350,8 @@ Error read_config_word(uint32_t word, const Config& config, StreamConfig* out) {
     return Error::NpuConfigMismatch;
   }
   out->internal_bytes = default_internal_bytes(config);
-  if (shram > 0 && shram * 1024u <= out->internal_bytes) out->internal_bytes = shram * 1024u;
+  const uint32_t per_core = shram / static_cast<uint32_t>(config.cores);
+  if (per_core > 0 && per_core * 1024u <= out->internal_bytes) out->internal_bytes = per_core * 1024u;
   return Error::Ok;
 }
 

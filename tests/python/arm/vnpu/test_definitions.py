@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-regs = pytest.importorskip("ethosu.vela.ethos_u55_regs.ethos_u55_regs")
-mlw_codec = pytest.importorskip("ethosu.mlw_codec")
+from ethosu import mlw_codec
+from ethosu.vela.ethos_u55_regs import ethos_u55_regs as regs
 
 
 @pytest.fixture(scope="module")

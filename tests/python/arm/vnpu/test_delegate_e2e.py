@@ -19,14 +19,12 @@ import numpy as np
 import pytest
 import torch
 
-pytest.importorskip("tosa_reference_model")
-pytest.importorskip("ethosu.regor")
 
-import kiln  # noqa: E402
-from kiln import _runtime  # noqa: E402
-from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer  # noqa: E402
-from kiln.backends.arm.partitioner import EthosUPartitioner  # noqa: E402
-from kiln.runtime import Runtime  # noqa: E402
+import kiln
+from kiln import _runtime
+from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
+from kiln.backends.arm.partitioner import EthosUPartitioner
+from kiln.runtime import Runtime
 
 _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 

@@ -15,11 +15,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-tosa_reference_model = pytest.importorskip("tosa_reference_model")
+import tosa_reference_model
 
-from kiln import _runtime  # noqa: E402
-from kiln.program import Program  # noqa: E402
-from kiln.runtime import Runtime  # noqa: E402
+from kiln import _runtime
+from kiln.program import Program
+from kiln.runtime import Runtime
 
 pytestmark = [pytest.mark.executorch, pytest.mark.slow]
 
@@ -53,7 +53,7 @@ class EtProgram:
     tosa: bytes
 
 
-@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256"])
+@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256", "ethos-u85-128", "ethos-u85-256"])
 def et_program(request: pytest.FixtureRequest, executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> EtProgram:
     probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
                            capture_output=True, check=False)
