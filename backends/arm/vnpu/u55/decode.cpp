@@ -147,6 +147,8 @@ Error decode_output(const Regs& r, const DecodeInput& in, OpDesc* op) {
     return Error::NpuInvalidRegister;
   }
   op->output.scale = Scaling{r.get(Cmd1::OfmScale), r.param(Cmd1::OfmScale) & 0x3fu, rounding(round), 0};
+  err = check_shift(op->output.scale, "OFM_SCALE");
+  if (err != Error::Ok) return err;
   return decode_activation(r, op->ofm, in.internal_bytes, &op->output);
 }
 
@@ -244,6 +246,8 @@ Error decode_elementwise(const Regs& r, uint16_t param, OpDesc* op) {
   const uint32_t in_round_field = (ifm_precision >> 14) & 3u;
   const RoundMode in_round = rounding(in_round_field > 2 ? 0 : in_round_field);
   const Scaling opa{r.get(Cmd1::OpaScale), r.param(Cmd1::OpaScale) & 0x3fu, in_round, 0};
+  err = check_shift(opa, "OPA_SCALE");
+  if (err != Error::Ok) return err;
   // The operand OPA_32/OPB_32 leave unscaled is shifted to the common fixed point instead.
   const Scaling shifted{1u << (elem_bytes(op->ifm.type) == 1 ? 19u : 14u), 0, in_round, 0};
   if (mode == ElementwiseMode::Add || mode == ElementwiseMode::Sub) {
