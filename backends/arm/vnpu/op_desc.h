@@ -119,7 +119,9 @@ struct OutputDesc {
   LutKind lut = LutKind::None;
   /// Byte offset of the table in the internal memory.
   uint32_t lut_offset = 0;
-  /// Clip range in the OFM's quantized domain (then saturated to the OFM type).
+  /// Clip range in the OFM's quantized domain. A value outside the OFM type that the clip
+  /// range lets through is written modulo the type (Ethos-U85 with clipping off); decoders
+  /// of architectures that always saturate include the type's range here.
   int64_t clip_min = INT64_MIN;
   int64_t clip_max = INT64_MAX;
 };

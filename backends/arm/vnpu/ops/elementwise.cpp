@@ -44,7 +44,7 @@ int64_t apply(ElementwiseOp mode, int64_t a, int64_t b, RoundMode shift_round) {
     case ElementwiseOp::Shr: return shift_right(a, shift_amount(b), shift_round);
     case ElementwiseOp::Shl:
       return static_cast<int32_t>(static_cast<uint32_t>(a) << shift_amount(b));
-    case ElementwiseOp::Lsr: return static_cast<int64_t>(static_cast<uint32_t>(a) >> shift_amount(b));
+    case ElementwiseOp::Lsr: return static_cast<int32_t>(static_cast<uint32_t>(a) >> shift_amount(b));
     case ElementwiseOp::Div:
       // Integer division toward zero; a zero divisor gives 0 (TOSA leaves it undefined).
       if (b == 0) return 0;

@@ -88,7 +88,8 @@ Error read_channel_scales(OpContext& ctx, uint32_t count, ChannelScales* out) {
   }
   out->bias = bias;
   out->scale = scale;
-  if (!op.output.per_channel) {
+  // An op that keeps its accumulators writes nothing, so it reads no scale records.
+  if (!op.output.per_channel || !op.acc_output) {
     for (uint32_t c = 0; c < count; ++c) {
       bias[c] = 0;
       scale[c] = op.output.scale;

@@ -172,14 +172,17 @@ Error decode_kernel(const Regs& r, KernelGeometry* k, bool* part_kernel_first) {
 }
 
 // ACTIVATION: bits 0-4 function, 5-7 table, 12 clip range (0: ACTIVATION_MIN/MAX, which are
-// 16-bit values of the OFM's signedness; 1: none).
+// 16-bit values of the OFM's signedness, within the OFM type; 1: none - the value is written
+// modulo the OFM type, which is how Vela casts int32 to int8/int16).
 Error decode_activation(const Regs& r, const FmDesc& ofm, uint32_t lut_bytes, OutputDesc* out) {
   const uint32_t act = r.get(Cmd0::Activation);
   const uint32_t function = act & 0x1fu;
   const uint32_t table = (act >> 5) & 7u;
-  out->clip_min = elem_min(ofm.type);
-  out->clip_max = elem_max(ofm.type);
+  out->clip_min = INT64_MIN;
+  out->clip_max = INT64_MAX;
   if (((act >> 12) & 1u) == 0) {
+    out->clip_min = elem_min(ofm.type);
+    out->clip_max = elem_max(ofm.type);
     const bool s = elem_signed(ofm.type) && ofm.type != ElemType::U16;
     const int64_t lo = s ? r.get_signed(Cmd0::ActivationMin) : r.get(Cmd0::ActivationMin);
     const int64_t hi = s ? r.get_signed(Cmd0::ActivationMax) : r.get(Cmd0::ActivationMax);
@@ -252,7 +255,13 @@ Error decode_output(const Regs& r, const DecodeInput& in, OpDesc* op) {
     KILN_LOG(Error, "OFM storage is none but the accumulator output is enabled");
     return Error::NpuInvalidRegister;
   }
+  // Any operation may scale per channel (a RESCALE runs as a pooling operation): one scale
+  // stream, records for 32- or 48-bit accumulators.
   op->weights.record = (acc & 3u) == 1 ? ScaleRecord::Bias48Scale15 : ScaleRecord::Bias32Scale31;
+  op->weights.scale_region = static_cast<uint8_t>(r.get(Cmd0::ScaleRegion) & 7u);
+  op->weights.scale_streams = 1;
+  op->weights.scale_base[0] = r.address(Cmd1::ScaleBase);
+  op->weights.scale_length[0] = r.get(Cmd1::ScaleLength) & 0xfffffu;
   err = microblock_depth(static_cast<uint32_t>(in.config.macs), (acc >> 8) & 7u, &op->weights.ofm_ublock_depth);
   if (err != Error::Ok) return err;
   return decode_activation(r, op->ofm, in.internal_bytes, &op->output);
@@ -305,7 +314,6 @@ Error decode_conv(const Regs& r, const DecodeInput& in, bool depthwise, OpDesc* 
   w.cores = static_cast<uint32_t>(in.config.cores);
   w.macs = static_cast<uint32_t>(in.config.macs);
   w.weight_region = static_cast<uint8_t>(r.get(Cmd0::WeightRegion) & 7u);
-  w.scale_region = static_cast<uint8_t>(r.get(Cmd0::ScaleRegion) & 7u);
   static constexpr Cmd1 kBase[4] = {Cmd1::WeightBase, Cmd1::Weight1Base, Cmd1::Weight2Base, Cmd1::Weight3Base};
   static constexpr Cmd1 kLength[4] = {Cmd1::WeightLength, Cmd1::Weight1Length, Cmd1::Weight2Length,
                                       Cmd1::Weight3Length};
@@ -315,9 +323,6 @@ Error decode_conv(const Regs& r, const DecodeInput& in, bool depthwise, OpDesc* 
     w.weight_base[c] = r.address(kBase[c]);
     w.weight_length[c] = r.get(kLength[c]);
   }
-  w.scale_streams = 1;
-  w.scale_base[0] = r.address(Cmd1::ScaleBase);
-  w.scale_length[0] = r.get(Cmd1::ScaleLength) & 0xfffffu;
   return Error::Ok;
 }
 
