@@ -63,6 +63,7 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
   }
   if (err != Error::Ok) raise(err, "running a command stream on the virtual " + target);
   nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
+  out["branches"] = counters.branches;
   out["ops"] = npu_op_records_to_list(records.data(), num_records < records.size() ? num_records : records.size());
   return out;
 }
@@ -119,7 +120,7 @@ void register_vnpu_bindings(nb::module_& m) {
         "Runs a Vela command stream (COP1 payload or bare commands) on the virtual Ethos-U. "
         "regions[i] is region i (bytearray, written in place, or None). arch is 'ethos-u55', "
         "'ethos-u65' or 'ethos-u85'. Returns the counters: operations, dma_transfers, macs, element_ops, "
-        "commands, bytes_read/bytes_written per region (index 8 = internal memory), ops "
+        "commands, chained_operations, branches, bytes_read/bytes_written per region (index 8 = internal memory), ops "
         "(one dict per operation). Raises KilnRuntimeError with the NPU's reason.");
   m.def("vnpu_decode_weights", &decode_weights, nb::arg("stream"), nb::arg("max_weights"),
         "Decodes an Ethos-U compressed weight stream (at most max_weights values).");
