@@ -22,12 +22,20 @@ class BitReader {
       *value = 0;
       return true;
     }
-    if (bits > 32 || bits > size_bits_ - pos_ || pos_ > size_bits_) return false;
+    if (bits > 32 || pos_ > size_bits_ || bits > size_bits_ - pos_) return false;
     const size_t byte = pos_ >> 3;
     const uint32_t shift = static_cast<uint32_t>(pos_ & 7u);
-    const size_t count = (shift + bits + 7) >> 3;
     uint64_t window = 0;
-    for (size_t i = 0; i < count; ++i) window |= uint64_t{data_[byte + i]} << (8 * i);
+    if (byte + 8 <= data_.size()) {
+      // Eight bytes at once (little-endian assembly, so the result does not depend on the
+      // host's byte order); the compiler turns this into one load.
+      const uint8_t* p = data_.data() + byte;
+      window = uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24 |
+               uint64_t{p[4]} << 32 | uint64_t{p[5]} << 40 | uint64_t{p[6]} << 48 | uint64_t{p[7]} << 56;
+    } else {
+      const size_t count = (shift + bits + 7) >> 3;
+      for (size_t i = 0; i < count; ++i) window |= uint64_t{data_[byte + i]} << (8 * i);
+    }
     *value = static_cast<uint32_t>((window >> shift) & ((uint64_t{1} << bits) - 1));
     pos_ += bits;
     return true;
@@ -221,7 +229,11 @@ Error decode_weight_stream(Span<const uint8_t> stream, Span<int16_t> out, Scratc
     // Interleave weights and zero runs into the output.
     auto emit_zeros = [&](uint32_t n) -> bool {
       if (n > out.size() - written) return false;
-      std::memset(out.data() + written, 0, size_t{n} * sizeof(int16_t));
+      if (n <= 8) {
+        for (uint32_t i = 0; i < n; ++i) out[written + i] = 0;
+      } else {
+        std::memset(out.data() + written, 0, size_t{n} * sizeof(int16_t));
+      }
       written += n;
       return true;
     };

@@ -89,7 +89,7 @@ nb::list decode_fast_weights(nb::bytes stream, size_t count) {
   Error err = vnpu::decode_fast_weight_stream(
       Span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.c_str()), stream.size()),
       Span<int16_t>(out.data(), out.size()));
-  if (err != Error::Ok) raise_runtime_error(err, "decoding a fast weight stream");
+  if (err != Error::Ok) raise(err, "decoding a fast weight stream");
   nb::list values;
   for (int16_t v : out) values.append(v);
   return values;
