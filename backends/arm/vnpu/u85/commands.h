@@ -125,8 +125,8 @@ enum class Cmd1 : uint16_t {
   Weight2Length = 0x093,
   Weight3Base = 0x094,
   Weight3Length = 0x095,
-  ResizeX = 0x096,
-  ResizeY = 0x097,
+  ResizeXStep = 0x096,
+  ResizeYStep = 0x097,
   OpBranch = 0x100,
 };
 

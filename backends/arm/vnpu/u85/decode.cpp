@@ -402,10 +402,10 @@ Error decode_resize(const Regs& r, uint16_t param, OpDesc* op) {
   ResizeDesc& z = op->resize;
   z.scale_n_x = (r.get(Cmd0::ResizeXScaleNM1) & 0x7ffu) + 1u;
   z.scale_n_y = (r.get(Cmd0::ResizeYScaleNM1) & 0x7ffu) + 1u;
-  // RESIZE_X/Y: bits 16-19 one_step_int, 20-30 blk_step_int, payload bits 0-10 one_step_mod,
+  // RESIZE_X/Y_STEP: bits 16-19 one_step_int, 20-30 blk_step_int, payload bits 0-10 one_step_mod,
   // 16-26 blk_step_mod. The step between output pixels is d = int * n + mod.
-  const uint32_t xp = r.param(Cmd1::ResizeX), yp = r.param(Cmd1::ResizeY);
-  const uint32_t x_mod = r.get(Cmd1::ResizeX) & 0x7ffu, y_mod = r.get(Cmd1::ResizeY) & 0x7ffu;
+  const uint32_t xp = r.param(Cmd1::ResizeXStep), yp = r.param(Cmd1::ResizeYStep);
+  const uint32_t x_mod = r.get(Cmd1::ResizeXStep) & 0x7ffu, y_mod = r.get(Cmd1::ResizeYStep) & 0x7ffu;
   if (x_mod >= z.scale_n_x || y_mod >= z.scale_n_y) {
     KILN_LOG(Error, "resize step remainder %u/%u is not below the scale %u/%u", y_mod, x_mod, z.scale_n_y,
              z.scale_n_x);
