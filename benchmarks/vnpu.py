@@ -1,13 +1,15 @@
 """One delegated inference on the host through the virtual Ethos-U, with its PMU-style
 counters next to Vela's per-layer estimates.
 
-    python benchmarks/vnpu.py [--model mv2] [--target ethos-u55-128] [--iterations 3]
+    python benchmarks/vnpu.py [--model mv2] [--target ethos-u85-256] [--iterations 5]
 
 Compiles the model (int8, Ethos-U delegates), runs it with Kiln's runtime (the
 EthosUBackend on the virtual NPU), checks every delegate bit for bit against the TOSA
-reference model, and prints: the inference time (goal: <= 1 s for mv2 on ethos-u55-128),
-then per delegate a table that lines up Vela's layers (estimated cycles, MACs) with the
-NPU operations the virtual NPU executed (MACs, bytes read/written), and the totals.
+reference model, and prints: the inference time (goal: <= 150 ms for mv2), then per
+delegate a table that lines up Vela's layers (estimated cycles, MACs) with the NPU
+operations the virtual NPU executed (operations, MACs, DMA bytes, chained operations,
+bytes read/written), and the totals. Exits 1 if a delegate's output differs from the TOSA
+reference model (the time goal is reported, not enforced: it depends on the machine).
 """
 
 from __future__ import annotations
@@ -29,10 +31,11 @@ from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
 from kiln.backends.arm.partitioner import EthosUPartitioner
 from kiln.runtime import Runtime
 
-GOAL_MS = 1000.0
+GOAL_MS = 150.0
 _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 #: vNPU operation kinds (the cmd0 opcode that starts them) and elementwise/pooling modes.
-_KINDS = {0x002: "conv", 0x003: "depthwise", 0x005: "pool", 0x006: "elementwise", 0x010: "dma"}
+_KINDS = {0x002: "conv", 0x003: "depthwise", 0x005: "pool", 0x006: "elementwise", 0x007: "resize", 0x010: "dma"}
+_DMA = 0x010
 _MAX_RECORDS = 4096
 
 
@@ -55,10 +58,11 @@ def compile_program(model_name: str, target: str) -> Any:
     return kiln.export(quantized, inputs, partitioner=EthosUPartitioner(spec)), inputs
 
 
-def check_delegates(report: Any) -> list[dict[str, Any]]:
+def check_delegates(report: Any) -> tuple[list[list[dict[str, Any]]], bool]:
     """Runs each delegate payload on random int8 inputs; returns the per-operation records
-    of each run after asserting its outputs equal the TOSA reference model's."""
+    of each run and whether every output equals the TOSA reference model's."""
     records = []
+    exact = True
     for delegate in report.delegates:
         pre = delegate.preprocessed
         rng = np.random.default_rng(0)
@@ -68,9 +72,10 @@ def check_delegates(report: Any) -> list[dict[str, Any]]:
         records.append(list(_runtime.ethos_u_op_records()))
         for i, (got, expected) in enumerate(zip(outputs, pre.tosa.run_reference(inputs))):
             differ = int(np.count_nonzero(got != expected))
+            exact = exact and differ == 0
             status = "bit-exact" if differ == 0 else f"{differ} of {expected.size} values DIFFER"
             print(f"{delegate.name} output {i} vs TOSA reference model: {status}")
-    return records
+    return records, exact
 
 
 def vela_layers(vela: Any) -> list[tuple[str, str, int, int]]:
@@ -90,7 +95,7 @@ def align(layers: list[tuple[str, str, int, int]], ops: list[dict[str, Any]]) ->
             op = ops[index]
             taken.append(op)
             index += 1
-            if op["kind"] == 0x010:
+            if op["kind"] == _DMA:
                 continue
             done += int(op["macs"]) if op["kind"] in (0x002, 0x003) else 0
             if macs == 0 or done >= macs:
@@ -103,21 +108,23 @@ def align(layers: list[tuple[str, str, int, int]], ops: list[dict[str, Any]]) ->
 
 def print_table(rows: list[LayerRow]) -> None:
     print(f"  {'layer':<28} {'operator':<16} {'Vela cycles':>12} {'Vela MACs':>12} | "
-          f"{'NPU ops':<24} {'vNPU MACs':>12} {'read B':>10} {'written B':>10}")
+          f"{'NPU ops':<24} {'vNPU MACs':>12} {'DMA B':>9} {'chained':>7} {'read B':>10} {'written B':>10}")
     for row in rows:
         kinds = ",".join(_KINDS.get(int(op["kind"]), hex(int(op["kind"]))) for op in row.ops) or "-"
         vmacs = sum(int(op["macs"]) for op in row.ops if op["kind"] in (0x002, 0x003))
+        dma = sum(int(op["bytes_read"]) for op in row.ops if op["kind"] == _DMA)
+        chained = sum(1 for op in row.ops if op.get("chained"))
         read = sum(int(op["bytes_read"]) for op in row.ops)
         written = sum(int(op["bytes_written"]) for op in row.ops)
         print(f"  {row.name[:28]:<28} {row.operator[:16]:<16} {row.vela_cycles:>12,} {row.vela_macs:>12,} | "
-              f"{kinds[:24]:<24} {vmacs:>12,} {read:>10,} {written:>10,}")
+              f"{kinds[:24]:<24} {vmacs:>12,} {dma:>9,} {chained:>7} {read:>10,} {written:>10,}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="mv2", help=f"one of {', '.join(kiln.models.names())}")
-    parser.add_argument("--target", default="ethos-u55-128")
-    parser.add_argument("--iterations", type=int, default=3)
+    parser.add_argument("--target", default="ethos-u85-256")
+    parser.add_argument("--iterations", type=int, default=5)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
 
@@ -127,17 +134,22 @@ def main() -> int:
           f"({len(program.compile_report.delegates)} delegate(s))")
     method = Runtime().load_program(program.to_bytes()).load_method("forward")
     _runtime.ethos_u_record_ops(0)
-    times = []
+    times, cpu_times = [], []
     for _ in range(max(args.iterations, 1)):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         method.execute(list(inputs))
         times.append((time.perf_counter() - start) * 1e3)
+        cpu_times.append((time.thread_time() - start_cpu) * 1e3)
     counters = _runtime.ethos_u_counters()
     median = statistics.median(times)
     verdict = "meets" if median <= GOAL_MS else "MISSES"
-    print(f"inference on the host (Kiln runtime + virtual NPU): median {median:.1f} ms, first {times[0]:.1f} ms "
-          f"over {len(times)} run(s); {verdict} the {GOAL_MS:.0f} ms goal")
-    print(f"NPU counters (last delegate call): {counters['operations']} operations, {counters['macs']:,} MACs, "
+    # CPU time of the calling thread as well: on a shared machine the wall time also counts
+    # the time other processes held the core.
+    print(f"inference on the host (Kiln runtime + virtual NPU): median {median:.1f} ms "
+          f"(CPU {statistics.median(cpu_times):.1f} ms), first {times[0]:.1f} ms over {len(times)} run(s); "
+          f"{verdict} the {GOAL_MS:.0f} ms goal")
+    print(f"NPU counters (last delegate call): {counters['operations']} operations "
+          f"({counters['chained_operations']} chained), {counters['macs']:,} MACs, "
           f"{counters['element_ops']:,} element ops, {counters['dma_transfers']} DMAs, {counters['commands']:,} commands")
     names = ["weights", "scratch", "fast scratch", "3", "4", "5", "6", "7", "internal"]
     for r, name in enumerate(names):
@@ -146,20 +158,25 @@ def main() -> int:
 
     _runtime.ethos_u_record_ops(_MAX_RECORDS)
     try:
-        records = check_delegates(program.compile_report)
+        records, exact = check_delegates(program.compile_report)
     finally:
         _runtime.ethos_u_record_ops(0)
     for delegate, ops in zip(program.compile_report.delegates, records):
         vela = delegate.preprocessed.vela
         report = delegate.report
+        npu_ops = [o for o in ops if o["kind"] != _DMA]
         print(f"\n{delegate.name}: Vela estimate {report.npu_cycles:,} NPU cycles "
-              f"({report.total_cycles:,} with memory stalls); virtual NPU executed {len(ops)} operations, "
+              f"({report.total_cycles:,} with memory stalls); virtual NPU executed {len(npu_ops)} operations "
+              f"({sum(1 for o in npu_ops if o.get('chained'))} chained) and {len(ops) - len(npu_ops)} DMAs, "
               f"{sum(int(o['macs']) for o in ops if o['kind'] in (0x002, 0x003)):,} MACs")
         layers = vela_layers(vela)
         if layers:
             print_table(align(layers, ops))
         else:
             print("  (Vela's per-layer estimates are not available for this delegate)")
+    if not exact:
+        print("FAILED: the virtual NPU's output differs from the TOSA reference model")
+        return 1
     return 0
 
 

@@ -15,8 +15,9 @@
 namespace kiln::fuzz {
 
 /// Index = the low nibble of the first byte of an Ethos-U fuzz input.
-constexpr const char* kTargets[] = {"ethos-u55-128", "ethos-u55-64",  "ethos-u55-256",
-                                    "ethos-u55-32",  "ethos-u65-256", "ethos-u65-512"};
+constexpr const char* kTargets[] = {"ethos-u55-128",  "ethos-u55-64",   "ethos-u55-256", "ethos-u55-32",
+                                    "ethos-u65-256",  "ethos-u65-512",  "ethos-u85-128", "ethos-u85-256",
+                                    "ethos-u85-512",  "ethos-u85-1024", "ethos-u85-2048"};
 constexpr size_t kNumTargets = sizeof(kTargets) / sizeof(kTargets[0]);
 
 inline const char* target_of(uint8_t selector) { return kTargets[(selector & 0x0f) % kNumTargets]; }

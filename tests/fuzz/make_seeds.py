@@ -26,7 +26,8 @@ from kiln.backends.arm import EthosUCompileSpec, EthosUPartitioner, EthosUQuanti
 
 #: fuzz_inputs.h's table of targets (index = the first byte of a payload / stream input).
 TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u55-256", "ethos-u55-32", "ethos-u65-256",
-           "ethos-u65-512"]
+           "ethos-u65-512", "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024",
+           "ethos-u85-2048"]
 #: fuzz_ethos_u_payload: the first byte's flag for compile spec io_layout=nhwc (Kiln writes it).
 PAYLOAD_NHWC = 0x10
 
@@ -87,10 +88,11 @@ def main() -> int:
         "conv_pool_fp32": kiln.export(*conv_pool),
         "conv_pool_int8": _quantized(*conv_pool, "ethos-u55-128", delegate=False),
     }
-    for target in ("ethos-u55-128", "ethos-u65-256"):
+    for target in ("ethos-u55-128", "ethos-u65-256", "ethos-u85-256", "ethos-u85-1024"):
         programs[f"conv_pool_{target}"] = _quantized(*conv_pool, target, delegate=True)
     add_sigmoid = (AddSigmoid(), (torch.randn(1, 4, 8, 8), torch.randn(1, 4, 8, 8)))
-    programs["add_sigmoid_ethos-u55-64"] = _quantized(*add_sigmoid, "ethos-u55-64", delegate=True)
+    for target in ("ethos-u55-64", "ethos-u85-512"):
+        programs[f"add_sigmoid_{target}"] = _quantized(*add_sigmoid, target, delegate=True)
     for name, program in programs.items():
         program.save(dirs["program"] / f"{name}.pte")
         report = program.compile_report

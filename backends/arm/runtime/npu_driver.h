@@ -18,7 +18,7 @@
 
 namespace kiln::ethos_u {
 
-/// Base pointers (regions) an Ethos-U55/U65 command stream can address.
+/// Base pointers (regions) an Ethos-U command stream can address.
 constexpr size_t kNpuMaxRegions = 8;
 
 /// The memory one base pointer points at. Vela's convention: region 0 holds the weights
@@ -47,8 +47,10 @@ struct NpuInvocation {
 /// What one invocation did, in the terms of the Ethos-U's PMU. A driver leaves at zero
 /// what it cannot count (the virtual NPU has no cycles; hardware has no MAC count).
 struct NpuCounters {
-  /// NPU operations (convolution, depthwise, pooling, elementwise).
+  /// NPU operations (convolution, depthwise, pooling, elementwise, resize).
   uint64_t operations = 0;
+  /// Of those, operations chained to another inside the NPU (Ethos-U85).
+  uint64_t chained_operations = 0;
   /// DMA transfers.
   uint64_t dma_transfers = 0;
   /// Multiply-accumulates of convolution, depthwise and vector product.

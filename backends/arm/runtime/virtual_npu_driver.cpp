@@ -16,18 +16,14 @@ Error VirtualNpuDriver::invoke(const NpuInvocation& invocation, NpuCounters* cou
   if (invocation.target != nullptr) {
     // Keep the default's work limits; take the NPU model and MAC count from the target.
     vnpu::Config named = default_config_;
-    if (std::strncmp(invocation.target, "ethos-u85", 9) == 0) {
-      KILN_LOG(Error, "virtual NPU: the delegate targets '%s': ethos-u85 command streams are not "
-               "supported by the virtual NPU (U55/U65 only)", invocation.target);
-      return Error::NpuConfigMismatch;
-    }
     if (!vnpu::config_from_target_name(invocation.target, &named)) {
-      KILN_LOG(Error, "virtual NPU: target '%s' is not an Ethos-U55/U65 configuration",
+      KILN_LOG(Error, "virtual NPU: target '%s' is not an Ethos-U configuration Vela compiles for",
                invocation.target);
       return Error::NpuConfigMismatch;
     }
     config.arch = named.arch;
     config.macs = named.macs;
+    config.cores = named.cores;
   }
   if (invocation.regions.size() > vnpu::kMaxRegions) {
     KILN_LOG(Error, "virtual NPU: %zu regions given; the NPU has %zu base pointers",
@@ -47,6 +43,7 @@ Error VirtualNpuDriver::invoke(const NpuInvocation& invocation, NpuCounters* cou
   if (counters != nullptr) {
     *counters = NpuCounters();
     counters->operations = run_counters.operations;
+    counters->chained_operations = run_counters.chained_operations;
     counters->dma_transfers = run_counters.dma_transfers;
     counters->macs = run_counters.macs;
     counters->element_ops = run_counters.element_ops;

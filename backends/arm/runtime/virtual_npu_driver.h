@@ -27,7 +27,7 @@ class VirtualNpuDriver final : public NpuDriver {
   size_t region_alignment() const override { return 4; }
 
   /// Configures a VirtualNpu for invocation.target (the default config if it is null;
-  /// NpuConfigMismatch if it is not an Ethos-U55/U65 name) and runs the stream.
+  /// NpuConfigMismatch if it is not one of Vela's Ethos-U targets) and runs the stream.
   Error invoke(const NpuInvocation& invocation, NpuCounters* counters) override;
 
   /// Optional per-operation records of the next invocations (the PMU-style per-layer

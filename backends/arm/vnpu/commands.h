@@ -1,10 +1,11 @@
-// Ethos-U55/U65 command words, written from the public register description (Arm Ethos-U55
-// TRM, ethos-u-core-driver). A command is one 32-bit word: bits 0-9 the command code, bits
-// 10-13 must be zero, bits 14-15 the payload size in extra words (0 for cmd0, 1 for cmd1 —
-// so a cmd1 word has bit 0x4000 set), bits 16-31 a 16-bit parameter. cmd0 codes 0x000-0x0ff
-// start an operation, 0x100-0x1ff set a register; cmd1 codes set 32-bit registers from the
-// payload word. tests/python/arm/vnpu/test_register_definitions.py checks these values
-// against Vela's own definitions.
+// The Ethos-U command word format shared by every architecture, and the COP1 driver payload
+// that wraps a command stream. A command is one 32-bit word: bits 0-9 the command code, bits
+// 10-13 zero, bits 14-15 the control field (0: cmd0, the word alone; 1: cmd1, one payload word
+// follows), bits 16-31 a 16-bit parameter. cmd0 codes below 0x100 start operations, the
+// others set registers; cmd1 codes set 32-bit registers from the payload word (an Ethos-U85
+// also takes address bits 32-39 from the parameter, and its cmd1 codes from 0x100 are
+// operations: BRANCH). The codes of each architecture live in u55/commands.h and
+// u85/commands.h; tests/python/arm/vnpu/test_definitions.py checks them against Vela's.
 #pragma once
 
 #include <cstdint>
@@ -17,147 +18,25 @@ constexpr uint32_t kPayloadFlag = 0x4000;
 constexpr uint32_t kCodeMask = 0x03ff;
 /// Bits 10-13: must be zero in every command.
 constexpr uint32_t kReservedMask = 0x3c00;
+/// cmd0 codes from here on set registers; below it they start operations.
+constexpr uint32_t kFirstCmd0Register = 0x100;
+/// cmd1 codes from here on are operations (Ethos-U85 NPU_OP_BRANCH); below it registers.
+constexpr uint32_t kFirstCmd1Operation = 0x100;
 
-/// cmd0: operations (0x000-0x0ff) and 16-bit register writes (0x100-0x1ff).
-enum class Cmd0 : uint16_t {
-  OpStop = 0x000,
-  OpIrq = 0x001,
-  OpConv = 0x002,
-  OpDepthwise = 0x003,
-  OpPool = 0x005,
-  OpElementwise = 0x006,
-  OpDmaStart = 0x010,
-  OpDmaWait = 0x011,
-  OpKernelWait = 0x012,
-  OpPmuMask = 0x013,
-  IfmPadTop = 0x100,
-  IfmPadLeft = 0x101,
-  IfmPadRight = 0x102,
-  IfmPadBottom = 0x103,
-  IfmDepthM1 = 0x104,
-  IfmPrecision = 0x105,
-  IfmUpscale = 0x107,
-  IfmZeroPoint = 0x109,
-  IfmWidth0M1 = 0x10a,
-  IfmHeight0M1 = 0x10b,
-  IfmHeight1M1 = 0x10c,
-  IfmIbEnd = 0x10d,
-  IfmRegion = 0x10f,
-  OfmWidthM1 = 0x111,
-  OfmHeightM1 = 0x112,
-  OfmDepthM1 = 0x113,
-  OfmPrecision = 0x114,
-  OfmBlkWidthM1 = 0x115,
-  OfmBlkHeightM1 = 0x116,
-  OfmBlkDepthM1 = 0x117,
-  OfmZeroPoint = 0x118,
-  OfmWidth0M1 = 0x11a,
-  OfmHeight0M1 = 0x11b,
-  OfmHeight1M1 = 0x11c,
-  OfmRegion = 0x11f,
-  KernelWidthM1 = 0x120,
-  KernelHeightM1 = 0x121,
-  KernelStride = 0x122,
-  ParallelMode = 0x123,
-  AccFormat = 0x124,
-  Activation = 0x125,
-  ActivationMin = 0x126,
-  ActivationMax = 0x127,
-  WeightRegion = 0x128,
-  ScaleRegion = 0x129,
-  AbStart = 0x12d,
-  BlockDep = 0x12f,
-  Dma0SrcRegion = 0x130,
-  Dma0DstRegion = 0x131,
-  Dma0Size0 = 0x132,
-  Dma0Size1 = 0x133,
-  Ifm2Broadcast = 0x180,
-  Ifm2Scalar = 0x181,
-  Ifm2Precision = 0x185,
-  Ifm2ZeroPoint = 0x189,
-  Ifm2Width0M1 = 0x18a,
-  Ifm2Height0M1 = 0x18b,
-  Ifm2Height1M1 = 0x18c,
-  Ifm2IbStart = 0x18d,
-  Ifm2Region = 0x18f,
+/// A command code and the name the register description gives it (for logs and tests).
+struct CommandName {
+  uint16_t code;
+  const char* name;
 };
 
-/// cmd1: 32-bit register writes (the word after the command is the value).
-enum class Cmd1 : uint16_t {
-  IfmBase0 = 0x000,
-  IfmBase1 = 0x001,
-  IfmBase2 = 0x002,
-  IfmBase3 = 0x003,
-  IfmStrideX = 0x004,
-  IfmStrideY = 0x005,
-  IfmStrideC = 0x006,
-  OfmBase0 = 0x010,
-  OfmBase1 = 0x011,
-  OfmBase2 = 0x012,
-  OfmBase3 = 0x013,
-  OfmStrideX = 0x014,
-  OfmStrideY = 0x015,
-  OfmStrideC = 0x016,
-  WeightBase = 0x020,
-  WeightLength = 0x021,
-  ScaleBase = 0x022,
-  ScaleLength = 0x023,
-  OfmScale = 0x024,
-  OpaScale = 0x025,
-  OpbScale = 0x026,
-  Dma0Src = 0x030,
-  Dma0Dst = 0x031,
-  Dma0Len = 0x032,
-  Dma0Skip0 = 0x033,
-  Dma0Skip1 = 0x034,
-  Ifm2Base0 = 0x080,
-  Ifm2Base1 = 0x081,
-  Ifm2Base2 = 0x082,
-  Ifm2Base3 = 0x083,
-  Ifm2StrideX = 0x084,
-  Ifm2StrideY = 0x085,
-  Ifm2StrideC = 0x086,
-  Weight1Base = 0x090,
-  Weight1Length = 0x091,
-  Scale1Base = 0x092,
-  Scale1Length = 0x093,
-};
-
-/// Number of cmd0 register slots (codes 0x100-0x1ff) and cmd1 slots (0x000-0x0ff).
-constexpr uint32_t kNumCmd0Registers = 0x100;
-constexpr uint32_t kNumCmd1Registers = 0x100;
-
-/// True if `code` is a cmd0 code this model knows.
-bool is_known_cmd0(uint32_t code);
-/// True if `code` is a cmd1 code this model knows.
-bool is_known_cmd1(uint32_t code);
-/// Name for logs, e.g. "NPU_OP_CONV"; "?" if unknown.
-const char* cmd0_name(uint32_t code);
-const char* cmd1_name(uint32_t code);
-
-// ---- Register field encodings --------------------------------------------------------------
-
-/// NPU_OP_ELEMENTWISE mode parameter.
-enum class ElementwiseMode : uint16_t { Mul = 0, Add = 1, Sub = 2, Min = 3, Max = 4, LRelu = 5,
-                                        Abs = 6, Clz = 7, Shr = 8, Shl = 9 };
-/// NPU_OP_POOL mode parameter.
-enum class PoolingMode : uint16_t { Max = 0, Average = 1, ReduceSum = 2 };
-/// Rounding of the output (and input) scaling. Tfl = TFLite/TOSA double rounding.
-enum class RoundMode : uint8_t { Tfl = 0, Truncate = 1, Natural = 2 };
-/// Feature map layout.
-enum class DataFormat : uint8_t { Nhwc = 0, Nhcwb16 = 1 };
-/// NPU_SET_IFM_UPSCALE mode.
-enum class UpscaleMode : uint8_t { None = 0, Nearest = 1, Transpose = 2 };
-/// IFM_PRECISION scale_mode (elementwise input scaling).
-enum class IfmScaleMode : uint8_t { Scale16Bit = 0, OpaScale32Bit = 1, OpbScale32Bit = 2 };
-/// ACTIVATION function (bits 0-11): 0 none/relu (clip only), 3 tanh, 4 sigmoid, 16-23 table n.
-constexpr uint32_t kActivationNone = 0;
-constexpr uint32_t kActivationTanh = 3;
-constexpr uint32_t kActivationSigmoid = 4;
-constexpr uint32_t kActivationLutStart = 16;
-constexpr uint32_t kActivationLutEnd = 23;
-/// ACTIVATION clip range (bits 12-15).
-enum class ClipRange : uint8_t { OfmPrecision = 0, ForceUint8 = 2, ForceInt8 = 3, ForceInt16 = 5 };
+/// The name of `code` in a table of CommandName, or nullptr.
+template <unsigned N>
+constexpr const char* find_command_name(const CommandName (&table)[N], uint32_t code) {
+  for (const CommandName& entry : table) {
+    if (entry.code == code) return entry.name;
+  }
+  return nullptr;
+}
 
 /// COP1 driver payload ("custom operator payload") action ids: low 8 bits of a tag word,
 /// bits 8-15 reserved (CmdStream: length bits 16-23), bits 16-31 the parameter.
@@ -165,5 +44,27 @@ enum class DriverAction : uint8_t { Reserved = 0, Config = 1, CmdStream = 2, Rea
                                     DumpShram = 4, Nop = 5 };
 /// "COP1" as a little-endian word.
 constexpr uint32_t kCop1Magic = 0x31504f43;
+
+/// Rounding of a scaling step (neutral names; each architecture maps its register values).
+enum class RoundMode : uint8_t {
+  /// TOSA/TFLite double rounding: half away from zero at the shift, plus the extra half step
+  /// at bit 30 (or 30 - dbl_rnd) for shifts above 31.
+  DoubleSymmetric = 0,
+  /// Round half up (add 2^(shift-1), floor).
+  Natural = 1,
+  /// Double rounding without the sign: the extra step is always added.
+  DoubleAsymmetric = 2,
+  /// Round half away from zero.
+  Symmetric = 3,
+  /// Toward zero.
+  TruncateToZero = 4,
+  /// Toward minus infinity (floor).
+  TruncateToLower = 5,
+};
+
+/// Feature map layout.
+enum class DataFormat : uint8_t { Nhwc = 0, Nhcwb16 = 1 };
+/// IFM upscaling (nearest: each value repeated 2x2; zeros: value then three zeros).
+enum class UpscaleMode : uint8_t { None = 0, Nearest = 1, Zeros = 2 };
 
 }  // namespace kiln::vnpu

@@ -5,107 +5,106 @@
 namespace kiln::vnpu {
 namespace {
 
-struct FeatureMapRegisters {
-  Cmd0 region, precision, width0, height0, height1;
-  Cmd1 base0, stride_x, stride_y, stride_c;
-  const char* name;
-};
-
-constexpr FeatureMapRegisters kIfm = {Cmd0::IfmRegion, Cmd0::IfmPrecision, Cmd0::IfmWidth0M1,
-                                      Cmd0::IfmHeight0M1, Cmd0::IfmHeight1M1, Cmd1::IfmBase0,
-                                      Cmd1::IfmStrideX, Cmd1::IfmStrideY, Cmd1::IfmStrideC,
-                                      "IFM"};
-constexpr FeatureMapRegisters kIfm2 = {Cmd0::Ifm2Region, Cmd0::Ifm2Precision, Cmd0::Ifm2Width0M1,
-                                       Cmd0::Ifm2Height0M1, Cmd0::Ifm2Height1M1, Cmd1::Ifm2Base0,
-                                       Cmd1::Ifm2StrideX, Cmd1::Ifm2StrideY, Cmd1::Ifm2StrideC,
-                                       "IFM2"};
-constexpr FeatureMapRegisters kOfm = {Cmd0::OfmRegion, Cmd0::OfmPrecision, Cmd0::OfmWidth0M1,
-                                      Cmd0::OfmHeight0M1, Cmd0::OfmHeight1M1, Cmd1::OfmBase0,
-                                      Cmd1::OfmStrideX, Cmd1::OfmStrideY, Cmd1::OfmStrideC,
-                                      "OFM"};
-
 uint32_t min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
 }  // namespace
 
-int32_t FeatureMap::type_min() const {
-  switch (type_) {
-    case kU8: case kU16: return 0;
-    case kS8: return -128;
-    case kS16: return -32768;
-    default: return INT32_MIN;
+void permuted_extent(OfmTranspose transpose, uint32_t h, uint32_t w, uint32_t d, uint32_t* mh,
+                     uint32_t* mw, uint32_t* md) {
+  switch (transpose) {
+    case OfmTranspose::Hwc: *mh = h; *mw = w; *md = d; break;
+    case OfmTranspose::Whc: *mh = w; *mw = h; *md = d; break;
+    case OfmTranspose::Hcw: *mh = h; *mw = d; *md = w; break;
+    case OfmTranspose::Wch: *mh = w; *mw = d; *md = h; break;
+    case OfmTranspose::Chw: *mh = d; *mw = h; *md = w; break;
+    case OfmTranspose::Cwh: *mh = d; *mw = w; *md = h; break;
   }
 }
 
-int32_t FeatureMap::type_max() const {
-  switch (type_) {
-    case kU8: return 255;
-    case kS8: return 127;
-    case kU16: return 65535;
-    case kS16: return 32767;
-    default: return INT32_MAX;
+void FeatureMap::set_permutation(OfmTranspose transpose, OfmReverse reverse, uint32_t height,
+                                 uint32_t width, uint32_t depth) {
+  transpose_ = transpose;
+  reverse_ = reverse;
+  logical_h_ = height;
+  logical_w_ = width;
+  logical_d_ = depth;
+  permuted_ = transpose != OfmTranspose::Hwc || reverse != OfmReverse::None;
+}
+
+void FeatureMap::permute(uint32_t* y, uint32_t* x, uint32_t* c) const {
+  switch (reverse_) {
+    case OfmReverse::None: break;
+    case OfmReverse::H: *y = logical_h_ - 1u - *y; break;
+    case OfmReverse::W: *x = logical_w_ - 1u - *x; break;
+    case OfmReverse::C: *c = logical_d_ - 1u - *c; break;
+  }
+  const uint32_t h = *y, w = *x, d = *c;
+  switch (transpose_) {
+    case OfmTranspose::Hwc: break;
+    case OfmTranspose::Whc: *y = w; *x = h; *c = d; break;
+    case OfmTranspose::Hcw: *y = h; *x = d; *c = w; break;
+    case OfmTranspose::Wch: *y = w; *x = d; *c = h; break;
+    case OfmTranspose::Chw: *y = d; *x = h; *c = w; break;
+    case OfmTranspose::Cwh: *y = d; *x = w; *c = h; break;
   }
 }
 
-Error FeatureMap::bind(FeatureMapKind kind, const RegisterFile& regs, Span<const Region> regions,
-                       uint32_t height, uint32_t width, uint32_t depth) {
-  const FeatureMapRegisters& r =
-      kind == FeatureMapKind::Ifm ? kIfm : (kind == FeatureMapKind::Ifm2 ? kIfm2 : kOfm);
-  const uint32_t precision = regs.get(r.precision);
-  // IFM/IFM2: bit 0 signed, bits 2-3 size (8/16/32 bits). OFM: bit 0 signed, bits 1-2 size.
-  const uint32_t size_code =
-      kind == FeatureMapKind::Ofm ? (precision >> 1) & 3u : (precision >> 2) & 3u;
-  const bool is_signed = (precision & 1u) != 0;
-  if (size_code == 0) {
-    type_ = is_signed ? kS8 : kU8;
-    elem_size_ = 1;
-  } else if (size_code == 1) {
-    type_ = is_signed ? kS16 : kU16;
-    elem_size_ = 2;
-  } else if (size_code == 2 && is_signed) {
-    type_ = kS32;
-    elem_size_ = 4;
-  } else {
-    KILN_LOG(Error, "%s precision 0x%x is not supported", r.name, precision);
-    return Error::NpuInvalidRegister;
-  }
-  const uint32_t format = (precision >> 6) & 3u;
-  if (format > 1) {
-    KILN_LOG(Error, "%s format %u is neither NHWC nor NHCWB16", r.name, format);
-    return Error::NpuInvalidRegister;
-  }
-  format_ = static_cast<DataFormat>(format);
+void FeatureMap::bind_dense(uint8_t* data, ElemType type, uint32_t height, uint32_t width,
+                            uint32_t depth) {
+  *this = FeatureMap();
+  data_ = data;
+  type_ = type;
+  elem_size_ = elem_bytes(type);
+  format_ = DataFormat::Nhwc;
+  height_ = height;
+  width_ = width;
+  depth_ = depth;
+  width0_ = width;
+  height0_ = height1_ = height;
+  stride_x_ = size_t{depth} * elem_size_;
+  stride_y_ = stride_x_ * width;
+  stride_c_ = elem_size_;
+  counter_index_ = kMaxRegions;
+}
 
-  region_ = static_cast<uint8_t>(regs.get(r.region) & 0xff);
-  if (region_ >= regions.size() || region_ >= kMaxRegions) {
-    KILN_LOG(Error, "%s region %u: only %zu regions given", r.name, region_, regions.size());
+Error FeatureMap::bind(const FmDesc& fm, const char* name, Span<const Region> regions,
+                       uint32_t height, uint32_t width, uint32_t depth, bool output) {
+  *this = FeatureMap();
+  type_ = fm.type;
+  elem_size_ = elem_bytes(fm.type);
+  format_ = fm.format;
+  if (fm.region >= regions.size() || fm.region >= kMaxRegions) {
+    KILN_LOG(Error, "%s region %u: only %zu regions given", name, fm.region, regions.size());
     return Error::NpuRegionOutOfBounds;
   }
-  const Region& mem = regions[region_];
-  if (kind == FeatureMapKind::Ofm && mem.read_only) {
-    KILN_LOG(Error, "OFM is in read-only region %u", region_);
+  const Region& mem = regions[fm.region];
+  if (output && mem.read_only) {
+    KILN_LOG(Error, "%s is in read-only region %u", name, fm.region);
     return Error::NpuRegionReadOnly;
   }
+  counter_index_ = fm.region;
   data_ = mem.data;
   height_ = height;
   width_ = width;
   depth_ = depth;
-  width0_ = regs.get(r.width0) + 1u;
-  height0_ = regs.get(r.height0) + 1u;
-  height1_ = regs.get(r.height1) + 1u;
-  stride_x_ = regs.get(r.stride_x);
-  stride_y_ = regs.get(r.stride_y);
-  stride_c_ = regs.get(r.stride_c);
-  const uint32_t base0 = static_cast<uint32_t>(r.base0);
-  for (uint32_t t = 0; t < 4; ++t) {
-    base_[t] = regs.get(static_cast<Cmd1>(base0 + t));
-  }
+  width0_ = fm.width0;
+  height0_ = fm.height0;
+  height1_ = fm.height1;
+  stride_x_ = static_cast<size_t>(fm.stride_x);
+  stride_y_ = static_cast<size_t>(fm.stride_y);
+  stride_c_ = static_cast<size_t>(fm.stride_c);
+  for (uint32_t t = 0; t < 4; ++t) base_[t] = static_cast<size_t>(fm.base[t]);
   if (height == 0 || width == 0 || depth == 0) return Error::Ok;
   if (format_ == DataFormat::Nhwc && stride_c_ != 0 && stride_c_ != elem_size_) {
     // Channels of an NHWC map are always packed; the model relies on it.
-    KILN_LOG(Error, "%s NHWC stride_c %zu differs from the element size %u", r.name, stride_c_,
-             elem_size_);
+    KILN_LOG(Error, "%s NHWC stride_c %zu differs from the element size %u", name, stride_c_, elem_size_);
     return Error::NpuInvalidRegister;
+  }
+  if (fm.stride_x > (uint64_t{1} << 40) || fm.stride_y > (uint64_t{1} << 40) || fm.stride_c > (uint64_t{1} << 40)) {
+    KILN_LOG(Error, "%s strides %llu/%llu/%llu exceed the 40-bit address space", name,
+             static_cast<unsigned long long>(fm.stride_y), static_cast<unsigned long long>(fm.stride_x),
+             static_cast<unsigned long long>(fm.stride_c));
+    return Error::NpuRegionOutOfBounds;
   }
 
   // Extent of each tile that the logical area touches: (rows, cols).
@@ -123,14 +122,14 @@ Error FeatureMap::bind(FeatureMapKind kind, const RegisterFile& regs, Span<const
   }
   for (int t = 0; t < 4; ++t) {
     if (tile_rows[t] == 0 || tile_cols[t] == 0) continue;
-    const uint64_t end = uint64_t{base_[t]} + uint64_t{tile_rows[t] - 1} * stride_y_ +
-                         uint64_t{tile_cols[t] - 1} * stride_x_ + channel_extent;
-    if (data_ == nullptr || end > mem.size) {
+    const uint64_t end = uint64_t{fm.base[t]} + uint64_t{tile_rows[t] - 1} * fm.stride_y +
+                         uint64_t{tile_cols[t] - 1} * fm.stride_x + channel_extent;
+    if (data_ == nullptr || fm.base[t] > mem.size || end > mem.size) {
       KILN_LOG(Error,
-               "%s tile %d (base 0x%zx, %ux%ux%u, strides y %zu x %zu c %zu) ends at 0x%llx, "
+               "%s tile %d (base 0x%llx, %ux%ux%u, strides y %zu x %zu c %zu) ends at 0x%llx, "
                "beyond region %u of %zu bytes",
-               r.name, t, base_[t], tile_rows[t], tile_cols[t], depth, stride_y_, stride_x_,
-               stride_c_, static_cast<unsigned long long>(end), region_, mem.size);
+               name, t, static_cast<unsigned long long>(fm.base[t]), tile_rows[t], tile_cols[t], depth,
+               stride_y_, stride_x_, stride_c_, static_cast<unsigned long long>(end), fm.region, mem.size);
       return Error::NpuRegionOutOfBounds;
     }
   }

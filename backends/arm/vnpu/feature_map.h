@@ -1,50 +1,42 @@
 // Address generation for IFM, IFM2 and OFM: up to four tiles (base0 top-left, base1
 // top-right, base2 bottom-left, base3 bottom-right) in NHWC or NHCWB16 (16-channel bricks)
-// with strides from the registers. Every tile's extent is checked against its region once,
-// when the feature map is bound, so element reads and writes need no further checks.
+// with strides from the registers, or a dense NHWC buffer inside the NPU (chaining buffers,
+// kept accumulators). Every tile's extent is checked against its memory once, when the
+// feature map is bound, so element reads and writes need no further checks.
+//
+// An OFM may be transposed or reversed on the way to memory (Ethos-U85): write() takes
+// logical (y, x, c) and stores at the permuted position; the pixel pointers are only valid
+// for a map without permutation (has_plain_layout()).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "backends/arm/vnpu/commands.h"
-#include "backends/arm/vnpu/register_file.h"
+#include "backends/arm/vnpu/op_desc.h"
 #include "backends/arm/vnpu/virtual_npu.h"
 #include "runtime/core/error.h"
 #include "runtime/core/span.h"
 
 namespace kiln::vnpu {
 
-enum class FeatureMapKind : uint8_t { Ifm, Ifm2, Ofm };
-
 class FeatureMap final {
  public:
-  /// Binds the feature map `kind` described by the registers, with the given logical extent
-  /// (height x width x depth, as the operation will access it), to its region. Fails with
-  /// NpuRegionOutOfBounds or NpuInvalidRegister (precision, region index).
-  Error bind(FeatureMapKind kind, const RegisterFile& regs, Span<const Region> regions,
-             uint32_t height, uint32_t width, uint32_t depth);
+  /// Binds the feature map `fm` (storage Memory) with the logical extent the operation will
+  /// access (height x width x depth) to its region. `output`: the map is written (the region
+  /// must not be read-only). NpuRegionOutOfBounds / NpuRegionReadOnly / NpuInvalidRegister.
+  Error bind(const FmDesc& fm, const char* name, Span<const Region> regions, uint32_t height,
+             uint32_t width, uint32_t depth, bool output);
+  /// Binds a dense NHWC buffer of `type` (a chaining buffer or saved accumulators).
+  void bind_dense(uint8_t* data, ElemType type, uint32_t height, uint32_t width, uint32_t depth);
+  /// Writes go through the Ethos-U85 OFM transpose/reverse (the bound extent is the memory
+  /// one, i.e. already permuted; `height/width/depth` are the logical OFM extent).
+  void set_permutation(OfmTranspose transpose, OfmReverse reverse, uint32_t height, uint32_t width,
+                       uint32_t depth);
 
-  int32_t read(uint32_t y, uint32_t x, uint32_t c) const {
-    const uint8_t* p = data_ + offset(y, x, c);
-    switch (type_) {
-      case kU8: return p[0];
-      case kS8: return static_cast<int8_t>(p[0]);
-      case kU16: return static_cast<uint16_t>(p[0] | (p[1] << 8));
-      case kS16: return static_cast<int16_t>(p[0] | (p[1] << 8));
-      default: return static_cast<int32_t>(p[0] | (p[1] << 8) | (p[2] << 16) |
-                                           (static_cast<uint32_t>(p[3]) << 24));
-    }
-  }
-  void write(uint32_t y, uint32_t x, uint32_t c, int32_t value) {
-    uint8_t* p = data_ + offset(y, x, c);
-    uint32_t v = static_cast<uint32_t>(value);
-    p[0] = static_cast<uint8_t>(v);
-    if (elem_size_ >= 2) p[1] = static_cast<uint8_t>(v >> 8);
-    if (elem_size_ == 4) {
-      p[2] = static_cast<uint8_t>(v >> 16);
-      p[3] = static_cast<uint8_t>(v >> 24);
-    }
+  int64_t read(uint32_t y, uint32_t x, uint32_t c) const { return load(data_ + offset(y, x, c)); }
+  void write(uint32_t y, uint32_t x, uint32_t c, int64_t value) {
+    if (permuted_) permute(&y, &x, &c);
+    store(data_ + offset(y, x, c), value);
   }
   /// Pointer to element (y, x, 0); in NHWC the channels follow contiguously.
   const uint8_t* pixel(uint32_t y, uint32_t x) const { return data_ + offset(y, x, 0); }
@@ -54,16 +46,26 @@ class FeatureMap final {
     if (format_ == DataFormat::Nhwc) return size_t{c} * elem_size_;
     return (c >> 4) * stride_c_ + (c & 15u) * elem_size_;
   }
-  /// Stores `value` (already clipped to the type) at `p`, a pixel pointer plus a channel
-  /// offset.
-  void store(uint8_t* p, int32_t value) const {
-    const uint32_t v = static_cast<uint32_t>(value);
-    p[0] = static_cast<uint8_t>(v);
-    if (elem_size_ >= 2) p[1] = static_cast<uint8_t>(v >> 8);
-    if (elem_size_ == 4) {
-      p[2] = static_cast<uint8_t>(v >> 16);
-      p[3] = static_cast<uint8_t>(v >> 24);
+  /// Reads / stores one element (already clipped to the type) at a pixel pointer plus a
+  /// channel offset.
+  int64_t load(const uint8_t* p) const {
+    switch (type_) {
+      case ElemType::U8: return p[0];
+      case ElemType::S8: return static_cast<int8_t>(p[0]);
+      case ElemType::U16: return static_cast<uint16_t>(p[0] | (p[1] << 8));
+      case ElemType::S16: return static_cast<int16_t>(p[0] | (p[1] << 8));
+      case ElemType::S32:
+        return static_cast<int32_t>(p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24));
+      default: {
+        uint64_t v = 0;
+        for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+        return static_cast<int64_t>(v);
+      }
     }
+  }
+  void store(uint8_t* p, int64_t value) const {
+    uint64_t v = static_cast<uint64_t>(value);
+    for (uint32_t i = 0; i < elem_size_; ++i, v >>= 8) p[i] = static_cast<uint8_t>(v);
   }
 
   size_t offset(uint32_t y, uint32_t x, uint32_t c) const {
@@ -84,27 +86,36 @@ class FeatureMap final {
     return o + (c >> 4) * stride_c_ + (c & 15u) * elem_size_;
   }
 
+  ElemType type() const { return type_; }
   uint32_t elem_size() const { return elem_size_; }
-  bool is_signed() const { return type_ == kS8 || type_ == kS16 || type_ == kS32; }
-  bool contiguous_channels() const { return format_ == DataFormat::Nhwc && stride_c_ == elem_size_; }
+  bool is_signed() const { return elem_signed(type_); }
+  bool has_plain_layout() const { return !permuted_; }
   DataFormat format() const { return format_; }
-  uint8_t region() const { return region_; }
+  /// Region index for the byte counters (kMaxRegions for memory inside the NPU).
+  uint32_t counter_index() const { return counter_index_; }
   /// Bytes an operation touching the whole logical extent moves (for the counters).
   uint64_t bytes() const { return uint64_t{height_} * width_ * depth_ * elem_size_; }
-  int32_t type_min() const;
-  int32_t type_max() const;
 
  private:
-  enum Type : uint8_t { kU8, kS8, kU16, kS16, kS32 };
+  void permute(uint32_t* y, uint32_t* x, uint32_t* c) const;
+
   uint8_t* data_ = nullptr;
   size_t base_[4] = {};
   uint32_t height0_ = 0, height1_ = 0, width0_ = 0;
   uint32_t height_ = 0, width_ = 0, depth_ = 0;
   size_t stride_x_ = 0, stride_y_ = 0, stride_c_ = 0;
   uint32_t elem_size_ = 1;
-  Type type_ = kS8;
+  ElemType type_ = ElemType::S8;
   DataFormat format_ = DataFormat::Nhwc;
-  uint8_t region_ = 0;
+  uint32_t counter_index_ = 0;
+  bool permuted_ = false;
+  OfmTranspose transpose_ = OfmTranspose::Hwc;
+  OfmReverse reverse_ = OfmReverse::None;
+  uint32_t logical_h_ = 0, logical_w_ = 0, logical_d_ = 0;
 };
+
+/// The memory extent of an OFM of logical extent h x w x d written with `transpose`.
+void permuted_extent(OfmTranspose transpose, uint32_t h, uint32_t w, uint32_t d, uint32_t* mh,
+                     uint32_t* mw, uint32_t* md);
 
 }  // namespace kiln::vnpu

@@ -27,6 +27,13 @@ Int128 add(Int128 x, int64_t y) {
   return r;
 }
 
+Int128 add128(Int128 x, Int128 y) {
+  Int128 r;
+  r.lo = x.lo + y.lo;
+  r.hi = static_cast<int64_t>(static_cast<uint64_t>(x.hi) + static_cast<uint64_t>(y.hi) + (r.lo < x.lo ? 1u : 0u));
+  return r;
+}
+
 // Arithmetic right shift by 0..127, result clamped to int64 range.
 int64_t shift_right(Int128 x, uint32_t shift) {
   if (shift == 0) {
@@ -44,26 +51,34 @@ int64_t shift_right(Int128 x, uint32_t shift) {
 
 }  // namespace
 
-int64_t scale_value_wide(int64_t value, uint32_t multiplier, uint32_t shift, RoundMode mode) {
-  Int128 product = multiply(value, multiplier);
-  int64_t round = 0;
+int64_t scale_value_wide(int64_t value, const Scaling& s) {
+  const uint32_t shift = s.shift > 63 ? 63 : s.shift;
+  Int128 product = multiply(value, s.multiplier);
+  // The rounding term as a 128-bit value: a shift of 63 (refused at decode, but this must
+  // not overflow either) needs 2^63 - 1.
+  Int128 round{0, 0};
   if (shift > 0) {
-    switch (mode) {
-      case RoundMode::Tfl:
-        round = int64_t{1} << (shift - 1);
-        // Double rounding (TOSA DOUBLE_ROUND / TFLite): an extra half step at bit 30.
-        if (shift > 31) round += value >= 0 ? (int64_t{1} << 30) : -(int64_t{1} << 30);
+    const uint64_t half = uint64_t{1} << (shift - 1);
+    switch (s.round) {
+      case RoundMode::Natural: round = Int128{0, half}; break;
+      case RoundMode::Symmetric: round = Int128{0, value < 0 ? half - 1 : half}; break;
+      case RoundMode::TruncateToZero:
+        round = Int128{0, product.hi < 0 ? (half << 1) - 1 : 0};
         break;
-      case RoundMode::Natural:
-        round = int64_t{1} << (shift - 1);
+      case RoundMode::TruncateToLower: break;
+      case RoundMode::DoubleSymmetric:
+      case RoundMode::DoubleAsymmetric: {
+        round = Int128{0, half};
+        const uint32_t dbl = s.double_round > 30 ? 30 : s.double_round;
+        if (shift + dbl > 31) {
+          const int64_t step = int64_t{1} << (30 - dbl);
+          round = add(round, (s.round == RoundMode::DoubleSymmetric && value < 0) ? -step : step);
+        }
         break;
-      case RoundMode::Truncate:
-        // Toward zero: bias negative products by 2^shift - 1 before the floor shift.
-        round = product.hi < 0 ? (int64_t{1} << shift) - 1 : 0;
-        break;
+      }
     }
   }
-  int64_t r = shift_right(add(product, round), shift);
+  int64_t r = shift_right(add128(product, round), shift);
   if (r > INT32_MAX) r = INT32_MAX;
   if (r < INT32_MIN) r = INT32_MIN;
   return r;

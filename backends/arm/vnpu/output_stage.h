@@ -1,35 +1,48 @@
-// The output stage shared by all operations: accumulator → scale (32-bit multiplier, 6-bit
-// shift, rounding mode) → + OFM zero point → optional table lookup → clip to the activation
-// limits and the OFM type. The scaling is TOSA's apply_scale_32 (double rounding for the TFL
-// mode, single rounding for NATURAL), computed with 128-bit products so that 40/48-bit
-// accumulators with 32-bit multipliers never overflow.
+// The output stage shared by all operations: accumulator → scale (31/32-bit multiplier,
+// 6-bit shift, rounding mode) → + OFM zero point → optional table lookup → clip to the
+// activation limits and the OFM type. The scaling is TOSA's apply_scale_32 for the double and
+// single rounding modes, extended by the Ethos-U85's other modes; it is computed with 128-bit
+// products so that 40/48-bit accumulators with 32-bit multipliers never overflow.
+//
+// 16-bit interpolating tables (Ethos-U85) look the accumulator up before the scaling: the
+// table's (base << 7) + slope * fraction result is what OFM_SCALE then scales (Vela gives
+// such operations a scale of 1 >> 7). 8-bit tables look the scaled, zero-point-adjusted value
+// up, as on the Ethos-U55.
 #pragma once
 
 #include <cstdint>
 
-#include "backends/arm/vnpu/commands.h"
+#include "backends/arm/vnpu/op_desc.h"
 
 namespace kiln::vnpu {
 
-/// round(value * multiplier / 2^shift) in `mode`, saturated to int32, for any 64-bit value
-/// (128-bit intermediate).
-int64_t scale_value_wide(int64_t value, uint32_t multiplier, uint32_t shift, RoundMode mode);
+/// round(value * multiplier / 2^shift) with `s`'s rounding, saturated to int32, for any
+/// 64-bit value (128-bit intermediate). Shifts above 62 must have been refused at decode.
+int64_t scale_value_wide(int64_t value, const Scaling& s);
 
 /// The same; values of 30 bits or fewer (every 8-bit accumulator in practice) take a plain
-/// 64-bit path: |value * multiplier| < 2^62 and the rounding term < 2^62 cannot overflow.
-inline int64_t scale_value(int64_t value, uint32_t multiplier, uint32_t shift, RoundMode mode) {
-  if (value >= (int64_t{1} << 30) || value < -(int64_t{1} << 30) || shift > 62) {
-    return scale_value_wide(value, multiplier, shift, mode);
+/// 64-bit path: |value * multiplier| < 2^61 and the rounding terms < 2^62 cannot overflow.
+inline int64_t scale_value(int64_t value, const Scaling& s) {
+  if (value >= (int64_t{1} << 30) || value < -(int64_t{1} << 30) || s.shift > 61) {
+    return scale_value_wide(value, s);
   }
-  const int64_t product = value * static_cast<int64_t>(multiplier);
+  const int64_t product = value * static_cast<int64_t>(s.multiplier);
+  const uint32_t shift = s.shift;
   int64_t round = 0;
   if (shift > 0) {
-    if (mode == RoundMode::Truncate) {
-      round = product < 0 ? (int64_t{1} << shift) - 1 : 0;
-    } else {
-      round = int64_t{1} << (shift - 1);
-      if (mode == RoundMode::Tfl && shift > 31) {
-        round += value >= 0 ? (int64_t{1} << 30) : -(int64_t{1} << 30);
+    switch (s.round) {
+      case RoundMode::Natural: round = int64_t{1} << (shift - 1); break;
+      case RoundMode::Symmetric: round = (int64_t{1} << (shift - 1)) - (value < 0 ? 1 : 0); break;
+      case RoundMode::TruncateToZero: round = product < 0 ? (int64_t{1} << shift) - 1 : 0; break;
+      case RoundMode::TruncateToLower: round = 0; break;
+      case RoundMode::DoubleSymmetric:
+      case RoundMode::DoubleAsymmetric: {
+        round = int64_t{1} << (shift - 1);
+        if (shift + s.double_round > 31) {
+          const int64_t step = int64_t{1} << (30 - s.double_round);
+          round += (s.round == RoundMode::DoubleSymmetric && value < 0) ? -step : step;
+        }
+        break;
       }
     }
   }
@@ -39,27 +52,63 @@ inline int64_t scale_value(int64_t value, uint32_t multiplier, uint32_t shift, R
   return r;
 }
 
-/// Parameters of the output stage that come from the registers of one operation.
-struct OutputStage {
-  RoundMode round = RoundMode::Tfl;
-  int32_t zero_point = 0;
-  int32_t clip_min = -128;
-  int32_t clip_max = 127;
-  /// Table from the internal memory, or null. 8-bit tables have 256 entries indexed by
-  /// value+128 (signed) / value (unsigned); 16-bit tables are not modelled yet.
-  const uint8_t* lut = nullptr;
-  bool lut_signed = true;
+/// Interpolating 16-bit table lookup: index = top 9 bits of the value + 32768, fraction the
+/// low 7; returns (base << 7) + slope * fraction.
+inline int64_t lookup_interpolated(const uint8_t* table, int64_t value) {
+  if (value < -32768) value = -32768;
+  if (value > 32767) value = 32767;
+  const uint32_t u = static_cast<uint32_t>(value + 32768);
+  const uint8_t* e = table + 4u * (u >> 7);
+  const int32_t base = static_cast<int16_t>(e[0] | (e[1] << 8));
+  const int32_t slope = static_cast<int16_t>(e[2] | (e[3] << 8));
+  return int64_t{base} * 128 + int64_t{slope} * static_cast<int32_t>(u & 127u);
+}
 
-  int32_t finish(int64_t scaled) const {
+/// Parameters of the output stage of one operation, resolved against the OFM type and the
+/// internal memory.
+struct OutputStage {
+  int32_t zero_point = 0;
+  int64_t clip_min = -128;
+  int64_t clip_max = 127;
+  LutKind lut = LutKind::None;
+  /// The table in the internal memory (null without a table).
+  const uint8_t* table = nullptr;
+  /// Entries of an Int8 table are signed (else unsigned, indexed by value 0..255).
+  bool table_signed = true;
+
+  /// Before scaling: the 16-bit interpolating table, else the value unchanged.
+  int64_t before_scaling(int64_t acc) const {
+    return lut == LutKind::Int16Interpolated ? lookup_interpolated(table, acc) : acc;
+  }
+
+  /// After scaling: + zero point, 8-bit tables, clipping.
+  int64_t finish(int64_t scaled) const {
     int64_t v = scaled + zero_point;
-    if (lut != nullptr) {
-      int64_t idx = v < -128 ? -128 : (v > 127 ? 127 : v);
-      if (!lut_signed) idx = (v < 0 ? 0 : (v > 255 ? 255 : v)) - 128;
-      v = lut_signed ? static_cast<int8_t>(lut[idx + 128]) : lut[idx + 128];
+    if (lut == LutKind::Int8 || lut == LutKind::Int8ToInt16 || lut == LutKind::Int8ToInt32) {
+      int64_t idx;
+      if (table_signed || lut != LutKind::Int8) {
+        idx = (v < -128 ? -128 : (v > 127 ? 127 : v)) + 128;
+      } else {
+        idx = v < 0 ? 0 : (v > 255 ? 255 : v);
+      }
+      const uint8_t* e;
+      switch (lut) {
+        case LutKind::Int8:
+          v = table_signed ? static_cast<int8_t>(table[idx]) : table[idx];
+          break;
+        case LutKind::Int8ToInt16:
+          e = table + 2 * idx;
+          v = static_cast<int16_t>(e[0] | (e[1] << 8));
+          break;
+        default:
+          e = table + 4 * idx;
+          v = static_cast<int32_t>(e[0] | (e[1] << 8) | (e[2] << 16) | (static_cast<uint32_t>(e[3]) << 24));
+          break;
+      }
     }
     if (v < clip_min) v = clip_min;
     if (v > clip_max) v = clip_max;
-    return static_cast<int32_t>(v);
+    return v;
   }
 };
 

@@ -1,9 +1,11 @@
 // The command interpreter: unwraps the COP1 driver payload, decodes command words, keeps the
-// register file and dispatches operations.
+// register file, follows branches and dispatches operations. What a command means comes from
+// the configuration's ArchLayer (arch.h); the loop itself is the same for every Ethos-U.
 #include "backends/arm/vnpu/virtual_npu.h"
 
 #include <cstring>
 
+#include "backends/arm/vnpu/arch.h"
 #include "backends/arm/vnpu/commands.h"
 #include "backends/arm/vnpu/ops/op_context.h"
 #include "backends/arm/vnpu/register_file.h"
@@ -13,61 +15,91 @@
 namespace kiln::vnpu {
 namespace {
 
-// SHRAM per core in KiB for each configuration (Ethos-U55 TRM / Vela's architecture table).
-uint32_t default_shram_kib(const Config& config) {
-  if (config.arch == Arch::EthosU65) return 48;
-  if (config.macs >= 256) return 48;
-  if (config.macs >= 128) return 24;
-  return 16;
-}
-
-uint32_t log2_u32(uint32_t v) {
-  uint32_t r = 0;
-  while ((1u << (r + 1)) <= v && r < 31) ++r;
-  return r;
-}
+// Operations that only order work (everything here completes in order) or control the PMU.
+constexpr uint32_t kOpStop = 0x000, kOpIrq = 0x001, kOpDmaStart = 0x010, kOpDmaWait = 0x011,
+                   kOpKernelWait = 0x012, kOpPmuMask = 0x013;
 
 struct RunState {
   RegisterFile regs;
   Counters counters;
   Span<OpRecord> records;
   size_t num_records = 0;
-  uint32_t shram_bytes = 0;
+  uint32_t internal_bytes = 0;
   uint64_t work_left = 0;
+  NpuState npu;
 };
 
-}  // namespace
+struct RunContext {
+  const ArchLayer& arch;
+  const Config& config;
+  Span<const Region> regions;
+  Span<uint8_t> internal;
+  ScratchArena& scratch;
+  RunState& st;
+};
 
-VirtualNpu::VirtualNpu(const Config& config, Span<uint8_t> work_memory)
-    : config_(config), work_memory_(work_memory) {}
-
-bool config_from_target_name(const char* name, Config* config) {
-  if (name == nullptr) return false;
-  Arch arch;
-  if (std::strncmp(name, "ethos-u55-", 10) == 0) {
-    arch = Arch::EthosU55;
-  } else if (std::strncmp(name, "ethos-u65-", 10) == 0) {
-    arch = Arch::EthosU65;
+// Runs one operation: decode, release the NPU's kept state if the op does not use it,
+// dispatch, count.
+Error run_operation(RunContext& rc, uint32_t index, uint32_t code, uint16_t param) {
+  RunState& st = rc.st;
+  const bool is_dma = code == kOpDmaStart;
+  if (!is_dma && st.counters.operations >= rc.config.max_operations) {
+    KILN_LOG(Error, "command %u: more than %llu operations", index,
+             static_cast<unsigned long long>(rc.config.max_operations));
+    return Error::NpuWorkLimitExceeded;
+  }
+  OpDesc op;
+  Error err = rc.arch.decode(DecodeInput{st.regs, code, param, rc.config, st.internal_bytes}, &op);
+  if (err != Error::Ok) {
+    KILN_LOG(Error, "command %u: %s (param 0x%04x) has invalid registers: %s", index, rc.arch.cmd0_name(code),
+             param, error_name(err));
+    return err;
+  }
+  rc.scratch.reset();
+  if (!is_dma && op.ifm.storage != FmStorage::Chained && op.ifm2.storage != FmStorage::Chained &&
+      op.acc_source != AccSource::Keep) {
+    // A new chain or an op on its own: nothing the NPU kept is needed any more.
+    st.npu.release();
+    rc.scratch.release_persistent();
+  }
+  const Span<uint8_t> internal(rc.internal.data(), st.internal_bytes);
+  OpContext ctx{op, rc.regions, internal, rc.scratch, st.npu, rc.config, st.work_left,
+                OpRecord{}, st.counters.bytes_read, st.counters.bytes_written};
+  ctx.record.kind = static_cast<uint16_t>(code);
+  ctx.record.mode = (op.kind == OpKind::Pool || op.kind == OpKind::Elementwise || op.kind == OpKind::Resize) ? param : 0;
+  ctx.record.command_index = index;
+  switch (op.kind) {
+    case OpKind::Conv: err = run_conv(ctx); break;
+    case OpKind::Depthwise: err = run_depthwise(ctx); break;
+    case OpKind::Pool: err = run_pool(ctx); break;
+    case OpKind::Elementwise: err = run_elementwise(ctx); break;
+    case OpKind::Resize: err = run_resize(ctx); break;
+    default: err = run_dma(ctx); break;
+  }
+  if (err != Error::Ok) {
+    KILN_LOG(Error, "command %u: %s (param 0x%04x) failed: %s", index, rc.arch.cmd0_name(code), param,
+             error_name(err));
+    return err;
+  }
+  st.work_left = ctx.work_budget;
+  if (is_dma) {
+    ++st.counters.dma_transfers;
   } else {
-    return false;
+    ++st.counters.operations;
+    if (ctx.record.chained != 0) ++st.counters.chained_operations;
+    if (op.kind == OpKind::Conv || op.kind == OpKind::Depthwise) {
+      st.counters.macs += ctx.record.macs;
+    } else {
+      st.counters.element_ops += ctx.record.macs;
+    }
   }
-  int macs = 0;
-  for (const char* p = name + 10; *p != '\0'; ++p) {
-    if (*p < '0' || *p > '9' || macs > 100000) return false;
-    macs = macs * 10 + (*p - '0');
-  }
-  const bool valid = arch == Arch::EthosU55 ? (macs == 32 || macs == 64 || macs == 128 || macs == 256)
-                                            : (macs == 256 || macs == 512);
-  if (!valid) return false;
-  config->arch = arch;
-  config->macs = macs;
-  return true;
+  if (st.num_records < st.records.size()) st.records[st.num_records] = ctx.record;
+  ++st.num_records;
+  return Error::Ok;
 }
 
-namespace {
-
-Error run_commands(const Config& config, Span<const uint32_t> words, Span<const Region> regions,
-                   Span<uint8_t> internal, ScratchArena& scratch, RunState& st) {
+Error run_commands(RunContext& rc, Span<const uint32_t> words) {
+  RunState& st = rc.st;
   RegisterFile& regs = st.regs;
   size_t i = 0;
   while (i < words.size()) {
@@ -76,95 +108,76 @@ Error run_commands(const Config& config, Span<const uint32_t> words, Span<const 
     const uint32_t code = word & kCodeMask;
     const uint16_t param = static_cast<uint16_t>(word >> 16);
     const uint32_t payload_size = (word >> 14) & 3u;
-    if (++st.counters.commands > config.max_commands) {
-      KILN_LOG(Error, "command %u: more than %llu commands", index,
-               static_cast<unsigned long long>(config.max_commands));
+    if (++st.counters.commands > rc.config.max_commands) {
+      KILN_LOG(Error, "command %u: more than %llu commands (a branch that loops?)", index,
+               static_cast<unsigned long long>(rc.config.max_commands));
       return Error::NpuWorkLimitExceeded;
     }
     if ((word & kReservedMask) != 0 || payload_size > 1) {
-      KILN_LOG(Error, "command %u: word 0x%08x has reserved bits or payload size %u set", index,
-               word, payload_size);
+      KILN_LOG(Error, "command %u: word 0x%08x has reserved bits or payload size %u set", index, word, payload_size);
       return Error::NpuUnknownCommand;
     }
     if (payload_size == 1) {
+      const char* name = rc.arch.cmd1_name(code);
       if (i + 1 >= words.size()) {
-        KILN_LOG(Error, "command %u: %s (0x%03x) misses its payload word", index,
-                 cmd1_name(code), code);
+        KILN_LOG(Error, "command %u: %s (0x%03x) misses its payload word", index, name != nullptr ? name : "?", code);
         return Error::NpuStreamTruncated;
       }
-      if (!is_known_cmd1(code)) {
-        KILN_LOG(Error, "command %u: unknown cmd1 opcode 0x%03x", index, code);
+      if (name == nullptr) {
+        KILN_LOG(Error, "command %u: unknown %s cmd1 opcode 0x%03x", index, rc.arch.name, code);
         return Error::NpuUnknownCommand;
       }
-      regs.set_cmd1(code, param, words[i + 1]);
-      i += 2;
+      const uint32_t payload = words[i + 1];
+      if (code < kFirstCmd1Operation) {
+        regs.set_cmd1(code, param, payload);
+        i += 2;
+        continue;
+      }
+      // NPU_OP_BRANCH: parameter bit 0 = take it only if the last operation's result flag
+      // is set; payload = target byte offset in this command stream.
+      const bool conditional = (param & 1u) != 0;
+      if (conditional && !st.npu.condition) {
+        i += 2;
+        continue;
+      }
+      if (payload % 4 != 0 || payload / 4 >= words.size()) {
+        KILN_LOG(Error, "command %u: branch target 0x%x lies outside the %zu-word command stream", index, payload,
+                 words.size());
+        return Error::NpuInvalidRegister;
+      }
+      ++st.counters.branches;
+      i = payload / 4;
       continue;
     }
     ++i;
-    if (!is_known_cmd0(code)) {
-      KILN_LOG(Error, "command %u: unknown cmd0 opcode 0x%03x (word 0x%08x)", index, code, word);
+    const char* name = rc.arch.cmd0_name(code);
+    if (name == nullptr) {
+      KILN_LOG(Error, "command %u: unknown %s cmd0 opcode 0x%03x (word 0x%08x)", index, rc.arch.name, code, word);
       return Error::NpuUnknownCommand;
     }
-    if (code >= 0x100) {
+    if (code >= kFirstCmd0Register) {
       regs.set_cmd0(code, param);
       continue;
     }
-    const Cmd0 op = static_cast<Cmd0>(code);
-    if (op == Cmd0::OpStop) return Error::Ok;
-    if (op == Cmd0::OpIrq || op == Cmd0::OpDmaWait || op == Cmd0::OpKernelWait ||
-        op == Cmd0::OpPmuMask) {
-      continue;  // Synchronisation and PMU control: everything here completes in order.
-    }
-    const bool is_dma = op == Cmd0::OpDmaStart;
-    if (!is_dma && st.counters.operations >= config.max_operations) {
-      KILN_LOG(Error, "command %u: more than %llu operations", index,
-               static_cast<unsigned long long>(config.max_operations));
-      return Error::NpuWorkLimitExceeded;
-    }
-    scratch.reset();
-    const size_t lut_offset = st.shram_bytes >= 2048 ? st.shram_bytes - 2048 : 0;
-    // Only this configuration's SHRAM exists: a DMA past its end is an error, not a write
-    // into memory the NPU does not have (Vela 5.2 emits one for some u55-32/64 LUTs).
-    const Span<uint8_t> shram(internal.data(), st.shram_bytes < internal.size() ? st.shram_bytes : internal.size());
-    OpContext ctx{regs, regions, shram, lut_offset, scratch, config, param, st.work_left,
-                  OpRecord{}, st.counters.bytes_read, st.counters.bytes_written};
-    ctx.record.kind = static_cast<uint16_t>(code);
-    ctx.record.mode = (op == Cmd0::OpPool || op == Cmd0::OpElementwise) ? param : 0;
-    ctx.record.command_index = index;
-    Error err;
-    switch (op) {
-      case Cmd0::OpConv: err = run_conv(ctx); break;
-      case Cmd0::OpDepthwise: err = run_depthwise(ctx); break;
-      case Cmd0::OpPool: err = run_pool(ctx); break;
-      case Cmd0::OpElementwise: err = run_elementwise(ctx); break;
-      default: err = run_dma(ctx); break;
-    }
-    if (err != Error::Ok) {
-      KILN_LOG(Error, "command %u: %s (param 0x%04x) failed: %s", index, cmd0_name(code), param,
-               error_name(err));
-      return err;
-    }
-    st.work_left = ctx.work_budget;
-    if (is_dma) {
-      ++st.counters.dma_transfers;
-    } else {
-      ++st.counters.operations;
-      if (op == Cmd0::OpConv || op == Cmd0::OpDepthwise) {
-        st.counters.macs += ctx.record.macs;
-      } else {
-        st.counters.element_ops += ctx.record.macs;
-      }
-    }
-    if (st.num_records < st.records.size()) st.records[st.num_records] = ctx.record;
-    ++st.num_records;
+    if (code == kOpStop) return Error::Ok;
+    if (code == kOpIrq || code == kOpDmaWait || code == kOpKernelWait || code == kOpPmuMask) continue;
+    Error err = run_operation(rc, index, code, param);
+    if (err != Error::Ok) return err;
   }
   return Error::Ok;
 }
 
+const char* product_name(uint32_t product) {
+  switch (product) {
+    case 0: return "Ethos-U55";
+    case 1: return "Ethos-U65";
+    case 2: return "Ethos-U85";
+    default: return "an unknown NPU";
+  }
+}
+
 // Walks the COP1 driver actions; runs each CmdStream action.
-Error run_driver_payload(const Config& config, Span<const uint32_t> words,
-                         Span<const Region> regions, Span<uint8_t> internal,
-                         ScratchArena& scratch, RunState& st) {
+Error run_driver_payload(RunContext& rc, Span<const uint32_t> words) {
   size_t i = 1;  // after the fourcc
   bool ran = false;
   while (i < words.size()) {
@@ -179,35 +192,24 @@ Error run_driver_payload(const Config& config, Span<const uint32_t> words,
       }
       const uint32_t cfg = words[i + 1];
       const uint32_t product = cfg >> 28;
-      const uint32_t macs_log2 = cfg & 0xfu;
-      const uint32_t shram_kib = (cfg >> 8) & 0xffu;
-      const uint32_t want_product = config.arch == Arch::EthosU65 ? 1u : 0u;
-      if (product > 1) {
-        // Not a U55 (0) or U65 (1) stream: say so instead of quoting MAC counts.
-        KILN_LOG(Error, "COP1 stream is for NPU product %u: ethos-u85 command streams are not "
-                 "supported by the virtual NPU (U55/U65 only)", product);
+      if (product != rc.arch.product) {
+        KILN_LOG(Error, "COP1 stream was compiled for %s (product %u); this virtual NPU is configured as %s", 
+                 product_name(product), product, rc.arch.name);
         return Error::NpuConfigMismatch;
       }
-      if (product != want_product || macs_log2 != log2_u32(static_cast<uint32_t>(config.macs))) {
-        KILN_LOG(Error,
-                 "COP1 stream was compiled for product %u with %u MACs/cycle; this NPU is "
-                 "product %u with %d",
-                 product, 1u << macs_log2, want_product, config.macs);
-        return Error::NpuConfigMismatch;
-      }
-      if (shram_kib > 0 && size_t{shram_kib} * 1024u <= internal.size()) {
-        st.shram_bytes = shram_kib * 1024u;
-      }
+      StreamConfig sc;
+      Error err = rc.arch.read_config_word(cfg, rc.config, &sc);
+      if (err != Error::Ok) return err;
+      rc.st.internal_bytes = sc.internal_bytes <= rc.internal.size() ? sc.internal_bytes
+                                                                      : static_cast<uint32_t>(rc.internal.size());
       i += 3;
     } else if (action == static_cast<uint32_t>(DriverAction::CmdStream)) {
       const size_t length = (size_t{(tag >> 8) & 0xffu} << 16) | (tag >> 16);
       if (length > words.size() - i - 1) {
-        KILN_LOG(Error, "COP1 word %zu: command stream of %zu words, only %zu left", i, length,
-                 words.size() - i - 1);
+        KILN_LOG(Error, "COP1 word %zu: command stream of %zu words, only %zu left", i, length, words.size() - i - 1);
         return Error::NpuStreamTruncated;
       }
-      Error err = run_commands(config, Span<const uint32_t>(words.data() + i + 1, length), regions,
-                               internal, scratch, st);
+      Error err = run_commands(rc, Span<const uint32_t>(words.data() + i + 1, length));
       if (err != Error::Ok) return err;
       ran = true;
       i += 1 + length;
@@ -226,7 +228,58 @@ Error run_driver_payload(const Config& config, Span<const uint32_t> words,
   return Error::Ok;
 }
 
+bool parse_unsigned(const char* p, int* value) {
+  int v = 0;
+  if (*p == '\0') return false;
+  for (; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9' || v > 100000) return false;
+    v = v * 10 + (*p - '0');
+  }
+  *value = v;
+  return true;
+}
+
 }  // namespace
+
+const ArchLayer& arch_layer(Arch arch) {
+  switch (arch) {
+    case Arch::EthosU65: return u55::kU65Layer;
+    case Arch::EthosU85: return u85::kLayer;
+    default: return u55::kU55Layer;
+  }
+}
+
+bool config_from_target_name(const char* name, Config* config) {
+  if (name == nullptr) return false;
+  // Vela's targets and the cores it configures for each.
+  struct Target {
+    const char* prefix;
+    Arch arch;
+    int macs, cores;
+  };
+  static constexpr Target kTargets[] = {
+      {"ethos-u55-", Arch::EthosU55, 32, 1},   {"ethos-u55-", Arch::EthosU55, 64, 1},
+      {"ethos-u55-", Arch::EthosU55, 128, 1},  {"ethos-u55-", Arch::EthosU55, 256, 1},
+      {"ethos-u65-", Arch::EthosU65, 256, 1},  {"ethos-u65-", Arch::EthosU65, 512, 2},
+      {"ethos-u85-", Arch::EthosU85, 128, 1},  {"ethos-u85-", Arch::EthosU85, 256, 1},
+      {"ethos-u85-", Arch::EthosU85, 512, 2},  {"ethos-u85-", Arch::EthosU85, 1024, 4},
+      {"ethos-u85-", Arch::EthosU85, 2048, 4},
+  };
+  int macs = 0;
+  if (std::strlen(name) <= 10 || !parse_unsigned(name + 10, &macs)) return false;
+  for (const Target& t : kTargets) {
+    if (std::strncmp(name, t.prefix, 10) == 0 && macs == t.macs) {
+      config->arch = t.arch;
+      config->macs = t.macs;
+      config->cores = t.cores;
+      return true;
+    }
+  }
+  return false;
+}
+
+VirtualNpu::VirtualNpu(const Config& config, Span<uint8_t> work_memory)
+    : config_(config), work_memory_(work_memory) {}
 
 Error VirtualNpu::run(Span<const uint32_t> stream, Span<const Region> regions, Counters* counters,
                       Span<OpRecord> op_records, size_t* num_records) {
@@ -235,6 +288,10 @@ Error VirtualNpu::run(Span<const uint32_t> stream, Span<const Region> regions, C
              work_memory_.size(), kInternalMemoryBytes);
     return Error::OutOfResources;
   }
+  if (config_.cores < 1 || config_.cores > 4 || config_.macs < 1) {
+    KILN_LOG(Error, "NPU configuration with %d MACs on %d cores does not exist", config_.macs, config_.cores);
+    return Error::NpuConfigMismatch;
+  }
   if (regions.size() > kMaxRegions) regions = Span<const Region>(regions.data(), kMaxRegions);
   Span<uint8_t> internal(work_memory_.data(), kInternalMemoryBytes);
   std::memset(internal.data(), 0, internal.size());
@@ -242,13 +299,16 @@ Error VirtualNpu::run(Span<const uint32_t> stream, Span<const Region> regions, C
                                      work_memory_.size() - kInternalMemoryBytes));
   RunState st;
   st.records = op_records;
-  st.shram_bytes = default_shram_kib(config_) * 1024u;
+  const ArchLayer& arch = arch_layer(config_.arch);
+  const uint32_t default_bytes = arch.default_internal_bytes(config_);
+  st.internal_bytes = default_bytes <= internal.size() ? default_bytes : static_cast<uint32_t>(internal.size());
   st.work_left = config_.max_macs;
+  RunContext rc{arch, config_, regions, internal, scratch, st};
   Error err;
   if (!stream.empty() && stream[0] == kCop1Magic) {
-    err = run_driver_payload(config_, stream, regions, internal, scratch, st);
+    err = run_driver_payload(rc, stream);
   } else {
-    err = run_commands(config_, stream, regions, internal, scratch, st);
+    err = run_commands(rc, stream);
   }
   if (counters != nullptr) *counters = st.counters;
   if (num_records != nullptr) *num_records = st.num_records;

@@ -1,17 +1,22 @@
-// Kiln's virtual Ethos-U55/U65: a functional, bit-exact model that executes the command
-// streams Vela produces.
+// Kiln's virtual Ethos-U (U55, U65 and U85): a functional, bit-exact model that executes the
+// command streams Vela produces.
 //
 // What it models: the register file (state persists across operations, because Vela omits
-// writes whose value did not change), cmd0/cmd1 decoding, base-address regions, DMA
-// (including into the NPU's internal memory, where lookup tables live), the compressed weight
-// stream with its 10-byte scale/bias entries, and the operations (convolution, depthwise,
-// vector product, pooling, elementwise, reduce) with NHWC/NHCWB16 layouts.
-// What it does not model: timing, caches, block scheduling. Block config matters only where it
-// changes results (weight order).
+// writes whose value did not change), cmd0/cmd1 decoding, base-address regions, DMA (1D, and
+// on the U85 2D/3D and indexed gather/scatter, including into the NPU's internal memory where
+// lookup tables live), the compressed and (U85) fast weight streams of every core with their
+// 10-byte scale/bias records, and the operations (convolution, depthwise, vector product,
+// matmul, pooling, reductions, elementwise, resize) with NHWC/NHCWB16 layouts, the U85's
+// chained operations, accumulator hand-over, transpose/reverse on output and branches.
+// What it does not model: timing, caches, block scheduling. Block config matters only where
+// it changes results (weight order).
 //
-// Portable: no heap, no exceptions, no RTTI, no OS calls. All scratch memory (the decoded
-// weights of one OFM block, the internal SHRAM image) comes from the work memory the caller
-// gives to the constructor.
+// Architecture differences live in one decoder per architecture (u55/, u85/) that turns the
+// registers into an OpDesc (op_desc.h); the operations in ops/ are shared.
+//
+// Portable: no heap, no exceptions, no RTTI, no OS calls. All scratch memory (decoded
+// weights, the internal memory image, chaining buffers) comes from the work memory the
+// caller gives to the constructor.
 #pragma once
 
 #include <cstddef>
@@ -26,17 +31,22 @@ namespace kiln::vnpu {
 enum class Arch : uint8_t {
   /// Arm Ethos-U55 (32..256 MACs/cycle, one AXI port for weights+data).
   EthosU55 = 0,
-  /// Arm Ethos-U65 (256 or 512 MACs/cycle).
+  /// Arm Ethos-U65 (256 MACs/cycle, or 512 as two cores that split the OFM depth).
   EthosU65 = 1,
+  /// Arm Ethos-U85 (128..2048 MACs/cycle on 1, 2 or 4 cores).
+  EthosU85 = 2,
 };
 
 /// The NPU instance and the limits that bound the work a stream can ask for.
 struct Config {
   /// NPU product.
   Arch arch = Arch::EthosU55;
-  /// MACs per cycle of the configuration (32, 64, 128, 256, 512). Only checked against the
-  /// COP1 config word; results do not depend on it.
+  /// MACs per cycle of the configuration (32 ... 2048), all cores together. Checked against
+  /// the COP1 config word; the weight stream order of some configurations depends on it.
   int macs = 128;
+  /// Cores (weight decoders) of the configuration: 2 on ethos-u65-512 and ethos-u85-512,
+  /// 4 on ethos-u85-1024/2048, else 1.
+  int cores = 1;
   /// A stream that asks for more NPU operations than this fails with NpuWorkLimitExceeded.
   uint64_t max_operations = 1u << 20;
   /// A stream whose operations add up to more MACs (or elementwise/pooling element steps)
@@ -46,7 +56,7 @@ struct Config {
   uint64_t max_commands = uint64_t{1} << 24;
 };
 
-/// Number of region (base pointer) slots an Ethos-U55/U65 has.
+/// Number of region (base pointer) slots an Ethos-U has.
 constexpr size_t kMaxRegions = 8;
 
 /// One region: the memory a base pointer (BASEP<n>) points at. Vela's convention: 0 weights
@@ -72,6 +82,8 @@ enum class OpKind : uint16_t {
   Pool = 0x005,
   /// NPU_OP_ELEMENTWISE (mode in OpRecord::mode).
   Elementwise = 0x006,
+  /// NPU_OP_RESIZE (Ethos-U85; mode in OpRecord::mode).
+  Resize = 0x007,
   /// NPU_OP_DMA_START.
   Dma = 0x010,
 };
@@ -80,8 +92,11 @@ enum class OpKind : uint16_t {
 struct OpRecord {
   /// An OpKind value.
   uint16_t kind = 0;
-  /// The operation's mode parameter (pooling_mode / elementwise_mode), else 0.
+  /// The operation's mode parameter (pooling_mode / elementwise_mode / resize_mode), else 0.
   uint16_t mode = 0;
+  /// 1 if the operation reads or writes a chaining buffer (Ethos-U85 chained operations:
+  /// an elementwise operation consuming the previous operation's output inside the NPU).
+  uint8_t chained = 0;
   /// Index (in 32-bit words from the start of the register stream) of the starting command.
   uint32_t command_index = 0;
   /// Multiply-accumulates (conv/depthwise), element operations otherwise.
@@ -94,8 +109,13 @@ struct OpRecord {
 
 /// PMU-style totals of one run. Reset at the start of run().
 struct Counters {
-  /// NPU operations executed (conv, depthwise, pool, elementwise); DMAs are counted apart.
+  /// NPU operations executed (conv, depthwise, pool, elementwise, resize); DMAs are counted
+  /// apart.
   uint64_t operations = 0;
+  /// Of those, operations chained to another inside the NPU (OpRecord::chained).
+  uint64_t chained_operations = 0;
+  /// Branches taken (Ethos-U85 NPU_OP_BRANCH).
+  uint64_t branches = 0;
   /// DMA transfers started.
   uint64_t dma_transfers = 0;
   /// Multiply-accumulates of conv/depthwise/vector product.
@@ -144,7 +164,9 @@ class VirtualNpu final {
   Span<uint8_t> work_memory_;
 };
 
-/// "ethos-u55-128" style name of an NPU configuration → Config; false if not a U55/U65 name.
+/// "ethos-u55-128" style name of an NPU configuration → Config (arch, macs, cores); false if
+/// it is none of Vela's targets (ethos-u55-32/64/128/256, ethos-u65-256/512,
+/// ethos-u85-128/256/512/1024/2048).
 bool config_from_target_name(const char* name, Config* config);
 
 }  // namespace kiln::vnpu

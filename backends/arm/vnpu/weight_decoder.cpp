@@ -1,5 +1,7 @@
 #include "backends/arm/vnpu/weight_decoder.h"
 
+#include <cstring>
+
 #include "runtime/platform/log.h"
 
 namespace kiln::vnpu {
@@ -10,19 +12,32 @@ constexpr uint32_t kZdivEndOfStream = 7;
 constexpr uint32_t kWdivUncompressed = 7;
 constexpr int kMaxSymbolsPerChunk = 12;
 
-// Little-endian bit reader: bit i of the stream is bit (i % 8) of byte i / 8.
+// Little-endian bit reader: bit i of the stream is bit (i % 8) of byte i / 8. Reads of up to
+// 32 bits gather the (at most five) bytes they span at once.
 class BitReader {
  public:
-  explicit BitReader(Span<const uint8_t> data) : data_(data) {}
+  explicit BitReader(Span<const uint8_t> data) : data_(data), size_bits_(data.size() * 8) {}
   bool read(uint32_t bits, uint32_t* value) {
-    uint32_t v = 0;
-    for (uint32_t i = 0; i < bits; ++i) {
-      const size_t byte = pos_ >> 3;
-      if (byte >= data_.size()) return false;
-      v |= static_cast<uint32_t>((data_[byte] >> (pos_ & 7)) & 1u) << i;
-      ++pos_;
+    if (bits == 0) {
+      *value = 0;
+      return true;
     }
-    *value = v;
+    if (bits > 32 || pos_ > size_bits_ || bits > size_bits_ - pos_) return false;
+    const size_t byte = pos_ >> 3;
+    const uint32_t shift = static_cast<uint32_t>(pos_ & 7u);
+    uint64_t window = 0;
+    if (byte + 8 <= data_.size()) {
+      // Eight bytes at once (little-endian assembly, so the result does not depend on the
+      // host's byte order); the compiler turns this into one load.
+      const uint8_t* p = data_.data() + byte;
+      window = uint64_t{p[0]} | uint64_t{p[1]} << 8 | uint64_t{p[2]} << 16 | uint64_t{p[3]} << 24 |
+               uint64_t{p[4]} << 32 | uint64_t{p[5]} << 40 | uint64_t{p[6]} << 48 | uint64_t{p[7]} << 56;
+    } else {
+      const size_t count = (shift + bits + 7) >> 3;
+      for (size_t i = 0; i < count; ++i) window |= uint64_t{data_[byte + i]} << (8 * i);
+    }
+    *value = static_cast<uint32_t>((window >> shift) & ((uint64_t{1} << bits) - 1));
+    pos_ += bits;
     return true;
   }
   void align_to_byte() { pos_ = (pos_ + 7) & ~static_cast<size_t>(7); }
@@ -31,6 +46,7 @@ class BitReader {
 
  private:
   Span<const uint8_t> data_;
+  size_t size_bits_;
   size_t pos_ = 0;
 };
 
@@ -93,7 +109,7 @@ Error decode_chunks(BitReader& bits, const SliceHeader& h, bool uncompressed, ui
     }
     if (w_cur.enabled) {
       uint32_t ones = 0;
-      for (int i = 0; i < w_max_symbols; ++i) ones += (w_unary0 >> i) & 1u;
+      ones = static_cast<uint32_t>(__builtin_popcount(w_unary0 & ((1u << w_max_symbols) - 1u)));
       uint32_t unary1 = 0;
       if (!bits.read(ones, &unary1)) return fail("truncated weight unary1", bits.bit_position());
       uint32_t q = w_carry;
@@ -213,7 +229,12 @@ Error decode_weight_stream(Span<const uint8_t> stream, Span<int16_t> out, Scratc
     // Interleave weights and zero runs into the output.
     auto emit_zeros = [&](uint32_t n) -> bool {
       if (n > out.size() - written) return false;
-      for (uint32_t i = 0; i < n; ++i) out[written++] = 0;
+      if (n <= 8) {
+        for (uint32_t i = 0; i < n; ++i) out[written + i] = 0;
+      } else {
+        std::memset(out.data() + written, 0, size_t{n} * sizeof(int16_t));
+      }
+      written += n;
       return true;
     };
     uint32_t zi = 0;

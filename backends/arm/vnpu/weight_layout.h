@@ -1,12 +1,11 @@
-// The order in which the NPU consumes decoded weights, and the op's weights in dense form.
+// An operation's weights in dense form, decoded from its weight streams.
 //
-// The stream is ordered per OFM block (OFM_BLK_DEPTH_M1 + 1 channels), then per IFM block
-// (32 channels for 8-bit depth-first, 16 for part-kernel-first or 16-bit IFMs), then per
-// sub-kernel (at most 8x8 taps, 4x4 when dilated), then — depth-first — per OFM micro-block,
-// kernel element, IFM micro-block, OFM channel, IFM channel; part-kernel-first moves the IFM
-// micro-block loop outside the OFM micro-block loop and pads the kernel elements to a
-// multiple of 4 (8-bit) or 2 (16-bit); depthwise pads them to a multiple of 4. Positions
-// outside the kernel/depth carry zeros that the hardware skips.
+// Each architecture orders the encoded weights its own way (u55/weight_order.h,
+// u85/weight_order.h: OFM blocks, IFM blocks, sub-kernels, micro-blocks, and on the U85 the
+// channels of each core); the stream order is a pure function of the op's shape and the
+// WeightDesc the decoder filled. load_dense_weights decodes every stream (the compressed
+// format of weight_decoder.h, or the Ethos-U85 fast format of fast_weight_decoder.h) and puts
+// each weight where the order says.
 #pragma once
 
 #include <cstdint>
@@ -15,20 +14,17 @@
 
 namespace kiln::vnpu {
 
-struct WeightLayout {
-  uint32_t ofm_depth, kernel_height, kernel_width, ifm_depth;
-  uint32_t ofm_block_depth;
-  uint32_t ifm_ublock_depth, ofm_ublock_depth;
-  bool depthwise, part_kernel_first;
-  uint32_t ifm_bits;
-  uint32_t dilation_y, dilation_x;
+/// The logical weight volume of an operation (OHWI; I = 1 for depthwise).
+struct WeightShape {
+  uint32_t ofm_depth = 1, kernel_height = 1, kernel_width = 1, ifm_depth = 1;
+  uint32_t ifm_bits = 8;
+  uint32_t stride_y = 1, stride_x = 1;
+  uint32_t dilation_y = 1, dilation_x = 1;
 };
 
-/// Micro-block depths of the configuration (IFM, OFM).
-void ublock_depths(const Config& config, uint32_t* ifm_ublock, uint32_t* ofm_ublock);
-
-/// Decodes the op's weight stream (WEIGHT_REGION/BASE/LENGTH) and returns the weights as
-/// dense[ofm][ky][kx][ifm] (ifm depth 1 for depthwise) in scratch memory.
-Error load_dense_weights(OpContext& ctx, const WeightLayout& layout, const int16_t** dense);
+/// Decodes the op's weight streams (ctx.op.weights) and returns the weights as
+/// dense[ofm][ky][kx][ifm] int16 in scratch memory. NpuWeightStreamInvalid for a stream
+/// that is malformed or too short, NpuRegionOutOfBounds for one outside its region.
+Error load_dense_weights(OpContext& ctx, const WeightShape& shape, const int16_t** dense);
 
 }  // namespace kiln::vnpu

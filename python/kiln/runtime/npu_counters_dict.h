@@ -14,6 +14,7 @@ template <typename Counters>
 nanobind::dict npu_counters_to_dict(const Counters& counters, size_t byte_slots) {
   nanobind::dict out;
   out["operations"] = counters.operations;
+  out["chained_operations"] = counters.chained_operations;
   out["dma_transfers"] = counters.dma_transfers;
   out["macs"] = counters.macs;
   out["element_ops"] = counters.element_ops;
@@ -36,6 +37,7 @@ nanobind::list npu_op_records_to_list(const OpRecord* records, size_t count) {
     nanobind::dict op;
     op["kind"] = records[i].kind;
     op["mode"] = records[i].mode;
+    op["chained"] = records[i].chained != 0;
     op["command_index"] = records[i].command_index;
     op["macs"] = records[i].macs;
     op["bytes_read"] = records[i].bytes_read;

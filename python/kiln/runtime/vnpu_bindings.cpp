@@ -8,7 +8,8 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
-#include "backends/arm/vnpu/commands.h"
+#include "backends/arm/vnpu/arch.h"
+#include "backends/arm/vnpu/fast_weight_decoder.h"
 #include "backends/arm/vnpu/scratch_arena.h"
 #include "backends/arm/vnpu/virtual_npu.h"
 #include "backends/arm/vnpu/weight_decoder.h"
@@ -27,7 +28,8 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
   const std::string target = arch + "-" + std::to_string(macs);
   if (!vnpu::config_from_target_name(target.c_str(), &config)) {
     throw nb::value_error(("unknown Ethos-U configuration '" + target +
-                           "' (ethos-u55-32/64/128/256, ethos-u65-256/512)").c_str());
+                           "' (ethos-u55-32/64/128/256, ethos-u65-256/512, "
+                           "ethos-u85-128/256/512/1024/2048)").c_str());
   }
   if (max_operations > 0) config.max_operations = max_operations;
   if (max_macs > 0) config.max_macs = max_macs;
@@ -61,6 +63,7 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
   }
   if (err != Error::Ok) raise(err, "running a command stream on the virtual " + target);
   nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
+  out["branches"] = counters.branches;
   out["ops"] = npu_op_records_to_list(records.data(), num_records < records.size() ? num_records : records.size());
   return out;
 }
@@ -80,12 +83,30 @@ nb::list decode_weights(nb::bytes stream, size_t max_weights) {
   return values;
 }
 
-// {"NPU_OP_CONV": (0, 0x002), "NPU_SET_IFM_BASE0": (1, 0x000), ...}: (cmd1?, code).
-nb::dict command_codes() {
+// The Ethos-U85 fast weight format decoder alone, for checking it against Vela's encoder.
+nb::list decode_fast_weights(nb::bytes stream, size_t count) {
+  std::vector<int16_t> out(count);
+  Error err = vnpu::decode_fast_weight_stream(
+      Span<const uint8_t>(reinterpret_cast<const uint8_t*>(stream.c_str()), stream.size()),
+      Span<int16_t>(out.data(), out.size()));
+  if (err != Error::Ok) raise(err, "decoding a fast weight stream");
+  nb::list values;
+  for (int16_t v : out) values.append(v);
+  return values;
+}
+
+// {"NPU_OP_CONV": (0, 0x002), "NPU_SET_IFM_BASE0": (1, 0x000), ...}: (cmd1?, code) of the
+// architecture of `target` ("ethos-u55-128", "ethos-u85-256", ...).
+nb::dict command_codes(const std::string& target) {
+  vnpu::Config config;
+  if (!vnpu::config_from_target_name(target.c_str(), &config)) {
+    throw nb::value_error(("unknown Ethos-U configuration '" + target + "'").c_str());
+  }
+  const vnpu::ArchLayer& arch = vnpu::arch_layer(config.arch);
   nb::dict out;
   for (uint32_t code = 0; code < 0x400; ++code) {
-    if (vnpu::is_known_cmd0(code)) out[vnpu::cmd0_name(code)] = nb::make_tuple(0, code);
-    if (vnpu::is_known_cmd1(code)) out[vnpu::cmd1_name(code)] = nb::make_tuple(1, code);
+    if (const char* name = arch.cmd0_name(code)) out[name] = nb::make_tuple(0, code);
+    if (const char* name = arch.cmd1_name(code)) out[name] = nb::make_tuple(1, code);
   }
   return out;
 }
@@ -97,14 +118,16 @@ void register_vnpu_bindings(nb::module_& m) {
         nb::arg("arch") = "ethos-u55", nb::arg("macs") = 128, nb::arg("max_operations") = 0,
         nb::arg("max_macs") = 0,
         "Runs a Vela command stream (COP1 payload or bare commands) on the virtual Ethos-U. "
-        "regions[i] is region i (bytearray, written in place, or None). arch is 'ethos-u55' "
-        "or 'ethos-u65'. Returns the counters: operations, dma_transfers, macs, element_ops, "
-        "commands, bytes_read/bytes_written per region (index 8 = internal memory), ops "
+        "regions[i] is region i (bytearray, written in place, or None). arch is 'ethos-u55', "
+        "'ethos-u65' or 'ethos-u85'. Returns the counters: operations, dma_transfers, macs, element_ops, "
+        "commands, chained_operations, branches, bytes_read/bytes_written per region (index 8 = internal memory), ops "
         "(one dict per operation). Raises KilnRuntimeError with the NPU's reason.");
   m.def("vnpu_decode_weights", &decode_weights, nb::arg("stream"), nb::arg("max_weights"),
-        "Decodes an Ethos-U55/U65 compressed weight stream (at most max_weights values).");
-  m.def("vnpu_command_codes", &command_codes,
-        "The virtual NPU's command definitions: {name: (is_cmd1, code)}.");
+        "Decodes an Ethos-U compressed weight stream (at most max_weights values).");
+  m.def("vnpu_decode_fast_weights", &decode_fast_weights, nb::arg("stream"), nb::arg("count"),
+        "Decodes `count` weights of an Ethos-U85 fast-format (FWD) weight stream.");
+  m.def("vnpu_command_codes", &command_codes, nb::arg("target") = "ethos-u55-128",
+        "The virtual NPU's command definitions for a target: {name: (is_cmd1, code)}.");
 }
 
 }  // namespace kiln::python

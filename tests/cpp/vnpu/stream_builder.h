@@ -1,12 +1,15 @@
-// Builds Ethos-U command streams by hand for the virtual NPU's tests.
+// Builds Ethos-U55/U65 command streams by hand for the virtual NPU's tests.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-#include "backends/arm/vnpu/commands.h"
+#include "backends/arm/vnpu/u55/commands.h"
 
 namespace kiln::vnpu::testing {
+
+using u55::Cmd0;
+using u55::Cmd1;
 
 class StreamBuilder {
  public:

@@ -17,6 +17,9 @@ namespace kiln::vnpu {
 namespace {
 
 using testing::StreamBuilder;
+using u55::Cmd0;
+using u55::Cmd1;
+using u55::ElementwiseMode;
 
 class VirtualNpuTest : public ::testing::Test {
  protected:
@@ -118,6 +121,31 @@ TEST_F(VirtualNpuTest, AddWithOneScaledOperand) {
   }
 }
 
+// A corrupt stream's shift of 63 with truncating rounding used to overflow the rounding term
+// ((1 << 63) - 1) in the output stage; shifts are now checked when the op is decoded.
+TEST_F(VirtualNpuTest, ShiftsAbove62AreRefusedAtDecode) {
+  StreamBuilder s;
+  s.ifm(1, 0, 1, 1, 4).ifm2(1, 64, 1, 1, 4).ofm(1, 128, 1, 1, 4).unit_output_stage();
+  s.cmd0(Cmd0::OfmPrecision, 1u | (1u << 8) | (1u << 14));  // S8, global, truncating rounding
+  s.cmd1(Cmd1::OfmScale, 0x7fffffffu, 63);
+  s.cmd0(Cmd0::OpElementwise, static_cast<uint32_t>(ElementwiseMode::Add));
+  EXPECT_EQ(run(s.words), Error::NpuInvalidRegister);
+  StreamBuilder opa;
+  opa.ifm(1, 0, 1, 1, 4).ifm2(1, 64, 1, 1, 4).ofm(1, 128, 1, 1, 4).unit_output_stage();
+  opa.cmd1(Cmd1::OpaScale, 1, 63).cmd0(Cmd0::OpElementwise, static_cast<uint32_t>(ElementwiseMode::Add));
+  EXPECT_EQ(run(opa.words), Error::NpuInvalidRegister);
+  // A per-channel scale record with shift 63 (byte 9 of the 10-byte entry).
+  StreamBuilder conv;
+  conv.ifm(1, 0, 1, 1, 1).ofm(1, 128, 1, 1, 1).unit_output_stage();
+  conv.cmd0(Cmd0::WeightRegion, 1).cmd1(Cmd1::WeightBase, 256).cmd1(Cmd1::WeightLength, 64);
+  conv.cmd0(Cmd0::ScaleRegion, 1).cmd1(Cmd1::ScaleBase, 512).cmd1(Cmd1::ScaleLength, 10);
+  conv.cmd0(Cmd0::OfmBlkDepthM1, 7).cmd0(Cmd0::OpConv);
+  region1[512 + 9] = 63;
+  EXPECT_EQ(run(conv.words), Error::NpuInvalidRegister);
+  region1[512 + 9] = 62;  // accepted: the op goes on to its (empty) weight stream
+  EXPECT_EQ(run(conv.words), Error::NpuWeightStreamInvalid);
+}
+
 TEST_F(VirtualNpuTest, ElementwiseMaxWithBroadcastScalarOrder) {
   const int8_t a[6] = {-5, 7, 100, -128, 3, 0};
   const int8_t b[3] = {2, -9, 50};  // broadcast along H and W (1x1x3 vs 1x2x3)
@@ -207,8 +235,8 @@ TEST(VnpuOutputStage, ScaleValueRoundsLikeTosa) {
           return x > INT32_MAX ? INT32_MAX : (x < INT32_MIN ? INT32_MIN : static_cast<int64_t>(x));
         };
         const __int128 product = static_cast<__int128>(v) * m;
-        EXPECT_EQ(scale_value(v, m, s, RoundMode::Tfl), clamp((product + round_double) >> s));
-        EXPECT_EQ(scale_value(v, m, s, RoundMode::Natural), clamp((product + round) >> s));
+        EXPECT_EQ(scale_value(v, Scaling{m, s, RoundMode::DoubleSymmetric, 0}), clamp((product + round_double) >> s));
+        EXPECT_EQ(scale_value(v, Scaling{m, s, RoundMode::Natural, 0}), clamp((product + round) >> s));
       }
     }
   }
@@ -240,8 +268,16 @@ TEST(VnpuConfig, TargetNames) {
   ASSERT_TRUE(config_from_target_name("ethos-u65-256", &c));
   EXPECT_EQ(c.arch, Arch::EthosU65);
   EXPECT_EQ(c.macs, 256);
-  EXPECT_FALSE(config_from_target_name("ethos-u85-256", &c));
+  EXPECT_EQ(c.cores, 1);
+  ASSERT_TRUE(config_from_target_name("ethos-u65-512", &c));
+  EXPECT_EQ(c.cores, 2);
+  ASSERT_TRUE(config_from_target_name("ethos-u85-1024", &c));
+  EXPECT_EQ(c.arch, Arch::EthosU85);
+  EXPECT_EQ(c.macs, 1024);
+  EXPECT_EQ(c.cores, 4);
+  EXPECT_FALSE(config_from_target_name("ethos-u85-64", &c));
   EXPECT_FALSE(config_from_target_name("ethos-u55-100", &c));
+  EXPECT_FALSE(config_from_target_name("ethos-u55-", &c));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // NPU_OP_CONV: convolution and vector product (fully connected = 1x1 kernel on a 1x1 IFM).
-// acc[oc] = bias[oc] + sum over taps inside the IFM of (ifm - ifm_zp) * w; padded taps add
-// nothing (they read the zero point). Then the per-channel output stage.
+// acc[oc] = sum over taps inside the IFM of (ifm - ifm_zp) * w; padded taps add nothing
+// (they read the zero point). Then bias and the per-channel output stage (conv_common.h).
+// With weights from IFM2 (Ethos-U85 matmul) the weights of OFM row y are IFM2 row y:
+// w[oc][ic] = IFM2(y, oc, ic) - ifm2_zp, 1x1 kernel, global scaling.
 //
 // 8-bit IFMs (every Vela int8 network) take the fast path: the IFM rows are gathered once
 // into dense int16 rows (IfmRows), so each kernel row is one contiguous dot product of
@@ -42,7 +44,7 @@ Error run_conv_int8(OpContext& ctx, ConvSetup& s) {
   Error err = rows.init(ctx, s);
   if (err != Error::Ok) return err;
   const uint32_t kh = s.k.height, kw = s.k.width, depth = s.ifm_depth;
-  const uint32_t n_oc = s.ofm_shape.depth;
+  const uint32_t n_oc = s.ofm_depth;
   // A kernel row is contiguous in the gathered rows when it is not dilated.
   const bool row_contiguous = s.k.dilation_x == 1;
   const uint32_t run = row_contiguous ? kw * depth : depth;
@@ -51,13 +53,13 @@ Error run_conv_int8(OpContext& ctx, ConvSetup& s) {
   const size_t w_per_row = size_t{kw} * depth;
   const size_t px_step = size_t{s.k.stride_x} * depth;
   const size_t run_step = size_t{s.k.dilation_x} * depth;  // between runs when dilated
+  const bool direct = s.out.direct();
   int32_t sums[4];
-  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
+  for (uint32_t oy = 0; oy < s.ofm_height; ++oy) {
     rows.load_for(oy);
-    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
-      uint8_t* out_px = s.ofm.mutable_pixel(oy, ox);
-      uint32_t oc = 0;
-      for (; oc < n_oc; oc += 4) {
+    for (uint32_t ox = 0; ox < s.ofm_width; ++ox) {
+      uint8_t* out_px = direct ? s.out.pixel(oy, ox) : nullptr;
+      for (uint32_t oc = 0; oc < n_oc; oc += 4) {
         const uint32_t group = n_oc - oc < 4 ? n_oc - oc : 4;
         sums[0] = sums[1] = sums[2] = sums[3] = 0;
         const int16_t* w0 = s.weights + w_per_oc * oc;
@@ -73,10 +75,11 @@ Error run_conv_int8(OpContext& ctx, ConvSetup& s) {
           }
         }
         for (uint32_t g = 0; g < group; ++g) {
-          const uint32_t c = oc + g;
-          const int64_t acc = s.scales.bias[c] + sums[g];
-          const int64_t scaled = scale_value(acc, s.scales.scale[c], s.scales.shift[c], s.stage.round);
-          s.ofm.store(out_px + s.ofm.channel_offset(c), s.stage.finish(scaled));
+          if (direct) {
+            s.out.store_pixel(out_px, oc + g, sums[g]);
+          } else {
+            s.out.put(oy, ox, oc + g, sums[g]);
+          }
         }
       }
     }
@@ -87,10 +90,10 @@ Error run_conv_int8(OpContext& ctx, ConvSetup& s) {
 void run_conv_reference(ConvSetup& s) {
   const uint32_t ic_depth = s.ifm_depth;
   const uint32_t kh = s.k.height, kw = s.k.width;
-  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
-    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
-      for (uint32_t oc = 0; oc < s.ofm_shape.depth; ++oc) {
-        int64_t acc = s.scales.bias[oc];
+  for (uint32_t oy = 0; oy < s.ofm_height; ++oy) {
+    for (uint32_t ox = 0; ox < s.ofm_width; ++ox) {
+      for (uint32_t oc = 0; oc < s.ofm_depth; ++oc) {
+        int64_t acc = 0;
         const int16_t* w_oc = s.weights + size_t{oc} * kh * kw * ic_depth;
         for (uint32_t ky = 0; ky < kh; ++ky) {
           const int32_t iy = static_cast<int32_t>(oy * s.k.stride_y + ky * s.k.dilation_y) - s.k.pad_top;
@@ -100,17 +103,44 @@ void run_conv_reference(ConvSetup& s) {
             if (ix < 0 || ix >= static_cast<int32_t>(s.ifm_width)) continue;
             const int16_t* w = w_oc + (size_t{ky} * kw + kx) * ic_depth;
             for (uint32_t c = 0; c < ic_depth; ++c) {
-              int32_t v;
+              int64_t v;
               if (!read_upscaled(s, iy, ix, c, &v)) continue;
-              acc += int64_t{v - s.ifm_zp} * w[c];
+              acc += (v - s.ifm_zp) * w[c];
             }
           }
         }
-        const int64_t scaled = scale_value(acc, s.scales.scale[oc], s.scales.shift[oc], s.stage.round);
-        s.ofm.write(oy, ox, oc, s.stage.finish(scaled));
+        s.out.put(oy, ox, oc, acc);
       }
     }
   }
+}
+
+// Weights from IFM2 (matmul): OFM(y, x, oc) = sum_ic (IFM(y, x, ic) - zp) * (IFM2(y, oc, ic) - zp2).
+Error run_conv_ifm2_weights(OpContext& ctx, ConvSetup& s) {
+  const OpDesc& op = ctx.op;
+  if (s.k.height != 1 || s.k.width != 1 || s.upscale != 1 || s.k.pad_top != 0 || s.k.pad_left != 0) {
+    KILN_LOG(Error, "weights from IFM2 with a %ux%u kernel, upscaling or padding are not modelled", s.k.height,
+             s.k.width);
+    return Error::NpuInvalidRegister;
+  }
+  FeatureMap ifm2;
+  Error err = bind_input(ctx, op.ifm2, "IFM2 (weights)", s.ofm_height, s.ofm_depth, s.ifm_depth, &ifm2);
+  if (err != Error::Ok) return err;
+  const int64_t zp2 = op.ifm2.zero_point;
+  for (uint32_t oy = 0; oy < s.ofm_height; ++oy) {
+    for (uint32_t ox = 0; ox < s.ofm_width; ++ox) {
+      const uint32_t iy = oy * s.k.stride_y, ix = ox * s.k.stride_x;
+      for (uint32_t oc = 0; oc < s.ofm_depth; ++oc) {
+        int64_t acc = 0;
+        for (uint32_t ic = 0; ic < s.ifm_depth; ++ic) {
+          acc += (s.ifm.read(iy, ix, ic) - s.ifm_zp) * (ifm2.read(oy, oc, ic) - zp2);
+        }
+        s.out.put(oy, ox, oc, acc);
+      }
+    }
+  }
+  count_read(ctx, ifm2, ifm2.bytes());
+  return Error::Ok;
 }
 
 }  // namespace
@@ -119,9 +149,15 @@ Error run_conv(OpContext& ctx) {
   ConvSetup s;
   Error err = setup_conv(ctx, /*depthwise=*/false, &s);
   if (err != Error::Ok) return err;
-  if (uses_int16_rows(s)) return run_conv_int8(ctx, s);
-  run_conv_reference(s);
-  return Error::Ok;
+  if (ctx.op.weights_from_ifm2) {
+    err = run_conv_ifm2_weights(ctx, s);
+  } else if (uses_int16_rows(s)) {
+    err = run_conv_int8(ctx, s);
+  } else {
+    run_conv_reference(s);
+  }
+  if (err == Error::Ok) s.out.count(ctx);
+  return err;
 }
 
 }  // namespace kiln::vnpu

@@ -15,7 +15,7 @@ Error run_depthwise_int8(OpContext& ctx, ConvSetup& s) {
   IfmRows rows;
   Error err = rows.init(ctx, s);
   if (err != Error::Ok) return err;
-  const uint32_t kh = s.k.height, kw = s.k.width, depth = s.ofm_shape.depth;
+  const uint32_t kh = s.k.height, kw = s.k.width, depth = s.ofm_depth;
   const uint32_t taps = kh * kw;
   int16_t* w_t = ctx.scratch.allocate<int16_t>(size_t{taps} * depth);
   int32_t* acc = ctx.scratch.allocate<int32_t>(depth);
@@ -28,9 +28,9 @@ Error run_depthwise_int8(OpContext& ctx, ConvSetup& s) {
   }
   const size_t px_step = size_t{s.k.stride_x} * depth;
   const size_t tap_step = size_t{s.k.dilation_x} * depth;
-  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
+  for (uint32_t oy = 0; oy < s.ofm_height; ++oy) {
     rows.load_for(oy);
-    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
+    for (uint32_t ox = 0; ox < s.ofm_width; ++ox) {
       for (uint32_t c = 0; c < depth; ++c) acc[c] = 0;
       for (uint32_t ky = 0; ky < kh; ++ky) {
         const int16_t* in = rows.row(ky) + px_step * ox;
@@ -39,11 +39,11 @@ Error run_depthwise_int8(OpContext& ctx, ConvSetup& s) {
           for (uint32_t c = 0; c < depth; ++c) acc[c] += int32_t{in[c]} * w[c];
         }
       }
-      uint8_t* out_px = s.ofm.mutable_pixel(oy, ox);
-      for (uint32_t c = 0; c < depth; ++c) {
-        const int64_t total = s.scales.bias[c] + acc[c];
-        const int64_t scaled = scale_value(total, s.scales.scale[c], s.scales.shift[c], s.stage.round);
-        s.ofm.store(out_px + s.ofm.channel_offset(c), s.stage.finish(scaled));
+      if (s.out.direct()) {
+        uint8_t* out_px = s.out.pixel(oy, ox);
+        for (uint32_t c = 0; c < depth; ++c) s.out.store_pixel(out_px, c, acc[c]);
+      } else {
+        for (uint32_t c = 0; c < depth; ++c) s.out.put(oy, ox, c, acc[c]);
       }
     }
   }
@@ -52,10 +52,10 @@ Error run_depthwise_int8(OpContext& ctx, ConvSetup& s) {
 
 void run_depthwise_reference(ConvSetup& s) {
   const uint32_t kh = s.k.height, kw = s.k.width;
-  for (uint32_t oy = 0; oy < s.ofm_shape.height; ++oy) {
-    for (uint32_t ox = 0; ox < s.ofm_shape.width; ++ox) {
-      for (uint32_t c = 0; c < s.ofm_shape.depth; ++c) {
-        int64_t acc = s.scales.bias[c];
+  for (uint32_t oy = 0; oy < s.ofm_height; ++oy) {
+    for (uint32_t ox = 0; ox < s.ofm_width; ++ox) {
+      for (uint32_t c = 0; c < s.ofm_depth; ++c) {
+        int64_t acc = 0;
         const int16_t* w = s.weights + size_t{c} * kh * kw;
         for (uint32_t ky = 0; ky < kh; ++ky) {
           const int32_t iy = static_cast<int32_t>(oy * s.k.stride_y + ky * s.k.dilation_y) - s.k.pad_top;
@@ -63,13 +63,12 @@ void run_depthwise_reference(ConvSetup& s) {
           for (uint32_t kx = 0; kx < kw; ++kx) {
             const int32_t ix = static_cast<int32_t>(ox * s.k.stride_x + kx * s.k.dilation_x) - s.k.pad_left;
             if (ix < 0 || ix >= static_cast<int32_t>(s.ifm_width)) continue;
-            int32_t v;
+            int64_t v;
             if (!read_upscaled(s, iy, ix, c, &v)) continue;
-            acc += int64_t{v - s.ifm_zp} * w[ky * kw + kx];
+            acc += (v - s.ifm_zp) * w[ky * kw + kx];
           }
         }
-        const int64_t scaled = scale_value(acc, s.scales.scale[c], s.scales.shift[c], s.stage.round);
-        s.ofm.write(oy, ox, c, s.stage.finish(scaled));
+        s.out.put(oy, ox, c, acc);
       }
     }
   }
@@ -81,9 +80,13 @@ Error run_depthwise(OpContext& ctx) {
   ConvSetup s;
   Error err = setup_conv(ctx, /*depthwise=*/true, &s);
   if (err != Error::Ok) return err;
-  if (uses_int16_rows(s)) return run_depthwise_int8(ctx, s);
-  run_depthwise_reference(s);
-  return Error::Ok;
+  if (uses_int16_rows(s)) {
+    err = run_depthwise_int8(ctx, s);
+  } else {
+    run_depthwise_reference(s);
+  }
+  if (err == Error::Ok) s.out.count(ctx);
+  return err;
 }
 
 }  // namespace kiln::vnpu

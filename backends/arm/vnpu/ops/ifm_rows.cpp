@@ -11,7 +11,7 @@ Error IfmRows::init(OpContext& ctx, const ConvSetup& s) {
   s_ = &s;
   depth_ = s.ifm_depth;
   span_ = (s.k.height - 1) * s.k.dilation_y + 1;
-  padded_width_ = (s.ofm_shape.width - 1) * s.k.stride_x + (s.k.width - 1) * s.k.dilation_x + 1;
+  padded_width_ = (s.ofm_width - 1) * s.k.stride_x + (s.k.width - 1) * s.k.dilation_x + 1;
   row_elems_ = size_t{padded_width_} * depth_;
   ring_ = ctx.scratch.allocate<int16_t>(row_elems_ * (span_ + 1));
   slot_row_ = ctx.scratch.allocate<int32_t>(span_);
@@ -60,7 +60,7 @@ void IfmRows::gather(int32_t iy, int16_t* out) const {
     }
     uint32_t y = static_cast<uint32_t>(iy), x = static_cast<uint32_t>(ix);
     if (s.upscale == 2) {
-      if (s.upscale_mode == UpscaleMode::Transpose && ((y | x) & 1u) != 0) {
+      if (s.upscale_mode == UpscaleMode::Zeros && ((y | x) & 1u) != 0) {
         std::memset(o, 0, depth * sizeof(int16_t));  // a hole reads the zero point
         continue;
       }

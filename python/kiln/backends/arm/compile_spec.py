@@ -338,9 +338,11 @@ class EthosUCompileSpec:
         ]
 
     def regor_system_config(self) -> str:
-        """The configuration text Vela's compiled core takes (as Vela's CLI builds it)."""
+        """The configuration text Vela's compiled core takes (as Vela's CLI builds it: an
+        Ethos-U65-512 is two cores of 256 MACs; an Ethos-U85 derives its cores from the MACs)."""
+        macs, cores = (256, 2) if self.target == "ethos-u65-512" else (self.macs, 1)
         header = (
-            f"[architecture]\nmacs={self.macs}\ncores=1\n"
+            f"[architecture]\nmacs={macs}\ncores={cores}\n"
             f"[vela]\nsystem_config_name={self.system_config}\nmemory_mode_name={self.memory_mode}\n"
         )
         return header + self.config_path.read_text(encoding="utf-8")

@@ -81,9 +81,9 @@ def target_from_command_stream(command_stream: bytes) -> tuple[str, int]:
     if tag & 0xFF != 1:
         raise ValueError(f"COP1 payload does not start with a config action (tag 0x{tag:08x})")
     product = config >> 28
-    arch = {0: "ethos-u55", 1: "ethos-u65"}.get(product)
+    arch = {0: "ethos-u55", 1: "ethos-u65", 2: "ethos-u85"}.get(product)
     if arch is None:
-        raise ValueError(f"COP1 config names product {product}, not an Ethos-U55/U65")
+        raise ValueError(f"COP1 config names product {product}, not an Ethos-U55/U65/U85")
     return arch, 1 << (config & 0xF)
 
 

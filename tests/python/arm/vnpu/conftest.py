@@ -1,6 +1,12 @@
 """Shared helpers for the virtual Ethos-U tests: build single-op TOSA 1.0 graphs, compile
 them with Vela (regor, in process), run them on the TOSA reference model and on the
-virtual NPU."""
+virtual NPU.
+
+Targets: every Ethos-U55/U65 configuration the earlier work covered plus the two-core
+Ethos-U65-512, and every Ethos-U85 configuration. The single-op suites run on all of them
+(``target``); suites whose cases are heavier run on ``TARGETS`` (the large Ethos-U85
+configurations differ from ethos-u85-512 only in core count and block shapes, which the
+single-op suite covers)."""
 
 from __future__ import annotations
 
@@ -15,30 +21,27 @@ import ethosu.regor as regor
 import tosa_reference_model
 import tosa_serializer as ts
 
-TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256"]
+U55_TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256", "ethos-u65-512"]
+U85_TARGETS = ["ethos-u85-128", "ethos-u85-256", "ethos-u85-512"]
+#: The large Ethos-U85 configurations (4 cores), for the single-op suite.
+U85_LARGE_TARGETS = ["ethos-u85-1024", "ethos-u85-2048"]
+TARGETS = U55_TARGETS + U85_TARGETS
 
 _SYSTEM_CONFIGS = {
     "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
     "ethos-u65": ("Ethos_U65_Client_Server", "Dedicated_Sram_384KB"),
+    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Shared_Sram"),
 }
-
-
-def _vela_ini() -> str:
-    import ethosu.vela
-
-    path = Path(ethosu.vela.__file__).parent.parent / "config_files" / "Arm" / "vela.ini"
-    return path.read_text()
 
 
 def compile_with_vela(tosa: bytes, target: str) -> Any:
     """Vela (regor) in process, the way the vela CLI calls it: returns a CompiledRawModel."""
-    arch, macs = target.rsplit("-", 1)
-    system, memory = _SYSTEM_CONFIGS[arch]
-    sysconfig = f"[architecture]\nmacs={macs}\ncores=1\n[vela]\nsystem_config_name={system}\n"
-    sysconfig += f"memory_mode_name={memory}\n" + _vela_ini()
+    from kiln.backends.arm import EthosUCompileSpec
+
+    system, memory = _SYSTEM_CONFIGS[target.rsplit("-", 1)[0]]
+    spec = EthosUCompileSpec(target, system_config=system, memory_mode=memory)
     options = "\n[compiler]\noutput_format=Raw\ncop_format=COP1\n[scheduler]\noptimize=Performance\n"
-    accelerator = "".join(part.capitalize() for part in arch.split("-"))
-    return regor.compile(accelerator, tosa, "TOSA", sysconfig, options=options)
+    return regor.compile(spec.regor_accelerator, tosa, "TOSA", spec.regor_system_config(), options=options)
 
 
 @dataclass
@@ -140,8 +143,15 @@ def assert_bit_exact(graph: Graph, target: str) -> dict[str, Any]:
     return counters
 
 
-@pytest.fixture(params=TARGETS)
+@pytest.fixture(params=TARGETS + U85_LARGE_TARGETS)
 def target(request: pytest.FixtureRequest) -> str:
+    """Every configuration (the single-op suites)."""
+    return request.param
+
+
+@pytest.fixture(params=TARGETS)
+def model_target(request: pytest.FixtureRequest) -> str:
+    """The configurations of the suites with heavier cases (lowered operators)."""
     return request.param
 
 

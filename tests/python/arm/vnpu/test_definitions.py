@@ -1,7 +1,14 @@
-"""The virtual NPU's own definitions checked against Vela's: command codes (Vela's
-ethos_u55_regs register description) and the weight stream decoder (Vela's mlw_codec)."""
+"""The virtual NPU's own definitions checked against Vela's: Ethos-U55/U65 command codes
+(Vela's ethos_u55_regs register description), Ethos-U85 command codes (Vela's own
+disassembly of the streams it compiles), and the weight stream decoder (Vela's mlw_codec)."""
 
 from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -18,10 +25,51 @@ def runtime():
 
 
 def test_command_codes_match_vela(runtime) -> None:
-    ours = runtime.vnpu_command_codes()
-    vela = {member.name: (0, member.value) for member in regs.cmd0}
-    vela.update({member.name: (1, member.value) for member in regs.cmd1})
-    assert ours == vela
+    for target in ("ethos-u55-128", "ethos-u65-512"):
+        ours = runtime.vnpu_command_codes(target)
+        vela = {member.name: (0, member.value) for member in regs.cmd0}
+        vela.update({member.name: (1, member.value) for member in regs.cmd1})
+        assert ours == vela
+
+
+# "0x00000c: 00000030 0000 4030 - NPU_SET_DMA0_SRC ...": the word's low half is the code,
+# bit 14 marks cmd1.
+_DISASSEMBLY_LINE = re.compile(r"^0x[0-9a-f]+:\s+(?:[0-9a-f]{8}\s+)?[0-9a-f]{4} ([0-9a-f]{4}) - (NPU_\w+)", re.M)
+
+
+def _u85_cases() -> dict[str, Any]:
+    name = "kiln_test_vnpu_u85_ops"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parent / "test_u85_ops_bitexact.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return sys.modules[name].CASES
+
+
+def test_u85_command_codes_match_vela_disassembly(runtime, vnpu_tools: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """Vela prints every command of the streams it compiles with the name its U85 register
+    description gives the code; graphs that reach most of the command set are compiled
+    in process with that listing on, and every (name, code) must be the vNPU's."""
+    from ethosu import regor
+
+    from kiln.backends.arm import EthosUCompileSpec
+
+    spec = EthosUCompileSpec("ethos-u85-256")
+    options = "\n[compiler]\nverbose_register_command_stream=true\noutput_format=Raw\ncop_format=COP1\n"
+    cases = _u85_cases()
+    for case in ("conv_stride4", "transpose_conv", "resize_bilinear_2x", "table_int16", "gather_batched",
+                 "matmul", "greater", "reverse_w", "argmax_w"):
+        graph = cases[case](vnpu_tools)
+        regor.compile(spec.regor_accelerator, graph.serialize(), "TOSA", spec.regor_system_config(),
+                      options=options, verbose=True)
+    listing = capfd.readouterr().out
+    seen = {name: (1 if int(word, 16) & 0x4000 else 0, int(word, 16) & 0x3ff)
+            for word, name in _DISASSEMBLY_LINE.findall(listing)}
+    assert len(seen) >= 60, f"only {len(seen)} distinct commands in Vela's listings"
+    ours = runtime.vnpu_command_codes("ethos-u85-256")
+    wrong = {name: (code, ours.get(name)) for name, code in seen.items() if ours.get(name) != code}
+    assert not wrong, f"commands whose (is_cmd1, code) differ from Vela's: {wrong}"
 
 
 def test_field_encodings_match_vela() -> None:

@@ -1,5 +1,6 @@
-"""EthosUBackend delegate end to end: Kiln-compiled delegated programs run on the host
-through the virtual NPU, and the delegate's output equals the TOSA reference model's.
+"""EthosUBackend delegate end to end: Kiln-compiled delegated programs (Ethos-U55, U65 and
+U85 targets) run on the host through the virtual NPU, and the delegate's output equals the
+TOSA reference model's.
 
 The reference is independent of the runtime under test: the TOSA graph Kiln lowered
 (``TosaSubgraph.run_reference``, Arm's reference model). Inputs are chosen on the input's
@@ -68,7 +69,7 @@ def _export(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...], target: st
     return Delegated(program.to_bytes(), program.compile_report, inputs)
 
 
-@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256"])
+@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256", "ethos-u85-128", "ethos-u85-256"])
 def all_on_npu(request: pytest.FixtureRequest) -> Delegated:
     torch.manual_seed(0)
     model = AllOnNpu().eval()
@@ -173,12 +174,37 @@ def test_malformed_payload_is_a_named_error(smallcnn: Delegated) -> None:
     assert error.value.error_name == "DelegatePayloadTruncated"
 
 
-@pytest.fixture(scope="module")
-def mv2() -> Delegated:
+def test_kiln_aot_and_kiln_run_on_an_ethos_u85_program(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's commands, from a folder outside the checkout with relative paths: kiln-aot
+    compiles smallcnn for ethos-u85-256 into a folder that does not exist yet, kiln-run runs
+    it on the virtual NPU, and the output equals the Python runtime's."""
+    monkeypatch.chdir(tmp_path)
+    compile_result = subprocess.run(
+        [sys.executable, "-m", "kiln.cli.aot", "--model_name", "smallcnn", "--delegate", "--quantize",
+         "--target", "ethos-u85-256", "--calibration_samples", "2", "--output", "out/smallcnn_u85.pte"],
+        capture_output=True, text=True, check=False,
+    )
+    assert compile_result.returncode == 0, compile_result.stderr[-2000:]
+    program_bytes = Path("out/smallcnn_u85.pte").read_bytes()
+    x = np.random.default_rng(3).standard_normal((1, 3, 32, 32)).astype(np.float32)
+    np.save("x.npy", x)
+    result = subprocess.run(
+        [sys.executable, "-m", "kiln.cli.run", "out/smallcnn_u85.pte", "--input", "x.npy", "--output-dir", "results"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "ethos-u (virtual NPU" in result.stdout
+    (expected,) = Runtime().load_program(program_bytes).load_method("forward").execute([x])
+    np.testing.assert_array_equal(np.load("results/output_0.npy"), expected)
+    assert _runtime.ethos_u_counters()["operations"] > 0
+
+
+@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u85-256"])
+def mv2(request: pytest.FixtureRequest) -> Delegated:
     import kiln.models
 
     model, inputs = kiln.models.get("mv2")
-    return _export(model.eval(), tuple(inputs), "ethos-u55-128")
+    return _export(model.eval(), tuple(inputs), request.param)
 
 
 @pytest.mark.slow

@@ -52,7 +52,7 @@ class EtProgram:
     tosa: bytes
 
 
-@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256"])
+@pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u65-256", "ethos-u85-128", "ethos-u85-256"])
 def et_program(request: pytest.FixtureRequest, executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> EtProgram:
     probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
                            capture_output=True, check=False)

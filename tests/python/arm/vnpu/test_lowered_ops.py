@@ -1,7 +1,8 @@
 """Every operator the Kiln partitioner delegates, as Kiln lowers it: the q/dq cases of
 tests/python/arm/tosa (one tiny quantized module per operator and variant) lowered to
-TOSA by Kiln, compiled by Vela for ethos-u55-128, ethos-u55-64 and ethos-u65-256, run on
-the virtual NPU: equal to the TOSA reference model on the same graph, bit for bit.
+TOSA by Kiln for the target's family, compiled by Vela for every Ethos-U55/U65 and
+ethos-u85-128/256/512 configuration, run on the virtual NPU: equal to the TOSA reference
+model on the same graph, bit for bit.
 
 The hand-built graphs of the other files here pin down edge cases of single NPU
 operations; these cover the command sequences Vela makes of Kiln's own graphs (PAD as
@@ -31,19 +32,25 @@ NOT_IN_ANY_GRAPH = {
 
 @pytest.fixture(scope="module")
 def lowered(qdq: ModuleType) -> Any:
-    """case name -> (TosaSubgraph, core-ATen operator names of its graph); lowered once."""
+    """(case name, target) -> (TosaSubgraph, core-ATen operator names of its graph), lowered
+    once per case and family (the lowering may differ between Ethos-U55/U65 and U85)."""
     from kiln.backends.arm import EthosUCompileSpec
     from kiln.backends.arm.tosa import lower_to_tosa
 
-    cache: dict[str, Any] = {}
+    graphs: dict[str, Any] = {}
+    cache: dict[tuple[str, str], Any] = {}
 
-    def get(name: str) -> Any:
-        if name not in cache:
+    def get(name: str, target: str = "ethos-u55-128") -> Any:
+        family = "ethos-u85" if target.startswith("ethos-u85") else "ethos-u55"
+        if name not in graphs:
             case, floats = qdq.CASES[name]()
-            graph = qdq.export_graph(case, case.calibrate(*floats))
+            graphs[name] = qdq.export_graph(case, case.calibrate(*floats))
+        if (name, family) not in cache:
+            graph = graphs[name]
             operators = {_operator_name(n.target) for n in graph.graph.nodes if n.op == "call_function"}
-            cache[name] = (lower_to_tosa(graph, EthosUCompileSpec("ethos-u55-128"), name=name), operators)
-        return cache[name]
+            spec = EthosUCompileSpec(f"{family}-128")
+            cache[name, family] = (lower_to_tosa(graph, spec, name=name), operators)
+        return cache[name, family]
 
     return get
 
@@ -73,8 +80,9 @@ def _case_names() -> list[str]:
 
 
 @pytest.mark.parametrize("name", _case_names())
-def test_lowered_case_is_bit_exact(lowered: Any, vnpu_tools: Any, target: str, name: str) -> None:
-    subgraph, _ = lowered(name)
+def test_lowered_case_is_bit_exact(lowered: Any, vnpu_tools: Any, model_target: str, name: str) -> None:
+    target = model_target
+    subgraph, _ = lowered(name, target)
     rng = np.random.default_rng(7)
     # Full-range random codes in the TOSA (NHWC) layout: saturation and both extremes occur.
     inputs = [rng.integers(-128, 128, size=io.tosa_shape).astype(np.int8) for io in subgraph.inputs]
@@ -93,12 +101,13 @@ def test_lowered_case_is_bit_exact(lowered: Any, vnpu_tools: Any, target: str, n
                              f"the TOSA reference ({subgraph.summary()})")
 
 
-def test_every_delegated_operator_has_a_case(lowered: Any) -> None:
-    from kiln.backends.arm.partitioner.op_support import OPERATORS, U55
+@pytest.mark.parametrize("family", ["ethos-u55", "ethos-u85"])
+def test_every_delegated_operator_has_a_case(lowered: Any, family: str) -> None:
+    from kiln.backends.arm.partitioner.op_support import OPERATORS
     from kiln.backends.arm.tosa.ops import load_all
 
     lowerable = {_operator_name(target) for target in load_all()}
-    delegated = {name for name, support in OPERATORS.items() if U55 in support.families and name in lowerable}
+    delegated = {name for name, support in OPERATORS.items() if family in support.families and name in lowerable}
     covered = set().union(*(lowered(name)[1] for name in _case_names()))
     missing = sorted(delegated - covered - set(NOT_IN_ANY_GRAPH))
     assert not missing, f"operators the partitioner delegates with no case in tosa/qdq_cases.py: {missing}"

@@ -1,10 +1,11 @@
-"""The zoo models' delegated subgraphs on the virtual Ethos-U55 and U65: bit-exact against the
-TOSA reference model (mv2 is covered by test_delegate_e2e.py).
+"""The zoo models' delegated subgraphs on the virtual Ethos-U55, U65 and U85: bit-exact against
+the TOSA reference model (mv2 is covered by test_delegate_e2e.py).
 
 Each model is quantized once (one calibration sample: the checks compare two executions of
-the same int8 graph, so calibration quality does not matter; the U55 and U65 quantizers
-are the same) and partitioned, lowered and compiled by Vela for each of ethos-u55-128,
-ethos-u55-64 and ethos-u65-256. Two checks per model and target:
+the same int8 graph, so calibration quality does not matter; the quantizer is the same for
+every target) and partitioned, lowered and compiled by Vela for each of ethos-u55-128,
+ethos-u55-64, ethos-u65-256, ethos-u85-128, ethos-u85-256 and ethos-u85-512. Two checks per
+model and target:
 
 * every delegate payload, run through the EthosUBackend delegate on the virtual NPU
   (``ethos_u_run_payload``) on random int8 inputs, equals ``TosaSubgraph.run_reference``
@@ -33,7 +34,7 @@ from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
 from kiln.backends.arm.partitioner import EthosUPartitioner
 from kiln.runtime import Runtime
 
-TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256"]
+TARGETS = ["ethos-u55-128", "ethos-u55-64", "ethos-u65-256", "ethos-u85-128", "ethos-u85-256", "ethos-u85-512"]
 MODELS = ["smallcnn", "resnet", "dscnn", "mlp", "autoencoder", "mv3", "transformer"]
 _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 

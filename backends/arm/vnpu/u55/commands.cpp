@@ -1,17 +1,10 @@
-#include "backends/arm/vnpu/commands.h"
+#include "backends/arm/vnpu/u55/commands.h"
 
-#include <cstddef>
-
-namespace kiln::vnpu {
+namespace kiln::vnpu::u55 {
 namespace {
 
-struct CodeName {
-  uint16_t code;
-  const char* name;
-};
-
 // Names as the Ethos-U register description spells them (they appear in error logs).
-constexpr CodeName kCmd0Names[] = {
+constexpr CommandName kCmd0Names[] = {
     {0x000, "NPU_OP_STOP"}, {0x001, "NPU_OP_IRQ"}, {0x002, "NPU_OP_CONV"},
     {0x003, "NPU_OP_DEPTHWISE"}, {0x005, "NPU_OP_POOL"}, {0x006, "NPU_OP_ELEMENTWISE"},
     {0x010, "NPU_OP_DMA_START"}, {0x011, "NPU_OP_DMA_WAIT"}, {0x012, "NPU_OP_KERNEL_WAIT"},
@@ -42,7 +35,7 @@ constexpr CodeName kCmd0Names[] = {
     {0x18f, "NPU_SET_IFM2_REGION"},
 };
 
-constexpr CodeName kCmd1Names[] = {
+constexpr CommandName kCmd1Names[] = {
     {0x000, "NPU_SET_IFM_BASE0"}, {0x001, "NPU_SET_IFM_BASE1"}, {0x002, "NPU_SET_IFM_BASE2"},
     {0x003, "NPU_SET_IFM_BASE3"}, {0x004, "NPU_SET_IFM_STRIDE_X"},
     {0x005, "NPU_SET_IFM_STRIDE_Y"}, {0x006, "NPU_SET_IFM_STRIDE_C"},
@@ -62,27 +55,9 @@ constexpr CodeName kCmd1Names[] = {
     {0x093, "NPU_SET_SCALE1_LENGTH"},
 };
 
-template <size_t N>
-const char* find_name(const CodeName (&table)[N], uint32_t code) {
-  for (const CodeName& entry : table) {
-    if (entry.code == code) return entry.name;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
-bool is_known_cmd0(uint32_t code) { return find_name(kCmd0Names, code) != nullptr; }
-bool is_known_cmd1(uint32_t code) { return find_name(kCmd1Names, code) != nullptr; }
+const char* cmd0_name(uint32_t code) { return find_command_name(kCmd0Names, code); }
+const char* cmd1_name(uint32_t code) { return find_command_name(kCmd1Names, code); }
 
-const char* cmd0_name(uint32_t code) {
-  const char* name = find_name(kCmd0Names, code);
-  return name != nullptr ? name : "?";
-}
-
-const char* cmd1_name(uint32_t code) {
-  const char* name = find_name(kCmd1Names, code);
-  return name != nullptr ? name : "?";
-}
-
-}  // namespace kiln::vnpu
+}  // namespace kiln::vnpu::u55
