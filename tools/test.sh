@@ -4,7 +4,8 @@
 # QEMU (arm-baremetal preset), the three libFuzzer targets for KILN_FUZZ_SECONDS each
 # (fuzz preset; default 60), then the Python tests (AOT, kernels against eager PyTorch,
 # runtime API, Ethos-U flow and virtual NPU, ExecuTorch 1.5.1 interop).
-# Extra arguments go to pytest (e.g. tools/test.sh -k softmax).
+# Extra arguments go to pytest (e.g. tools/test.sh -k softmax); KILN_TEST_WORKERS=1 runs
+# the Python tests in one process.
 set -euo pipefail
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -24,5 +25,7 @@ for preset in host host-debug arm-baremetal fuzz; do
   ctest --preset "$preset"
 done
 
+# In parallel (pytest-xdist), one worker per core unless KILN_TEST_WORKERS says otherwise;
+# loadgroup keeps each test file on one worker (tests/python/conftest.py groups them).
 printf '\033[1m[kiln test]\033[0m Python tests\n'
-python -m pytest tests/python "$@"
+python -m pytest -n "${KILN_TEST_WORKERS:-$(nproc)}" --dist loadgroup --durations=25 tests/python "$@"

@@ -18,3 +18,17 @@ def executorch_python() -> Path:
             "(tools/setup_executorch.sh creates it)"
         )
     return Path(value)
+
+
+KERNEL_TEST_DIR = Path(__file__).parent / "kernels"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Groups tests for pytest-xdist's `--dist loadgroup` (tools/test.sh): each test file
+    runs whole on one worker, so a module-scoped fixture (a model compiled once) is built
+    once; the op tests share one group, because test_op_coverage.py checks, after all of
+    them, the programs they exported (its log lives in one process)."""
+    for item in items:
+        in_op_tests = item.path.parent == KERNEL_TEST_DIR and item.path.name.startswith("test_op_")
+        item.add_marker(pytest.mark.xdist_group("kernel-op-tests" if in_op_tests else str(item.path)))

@@ -21,6 +21,7 @@ KNOWN_DTYPES = frozenset(
      "UInt16", "UInt32", "UInt64", "QInt8", "QUInt8", "QInt32", "any"}
 )  # fmt: skip
 _ENTRY_KEYS = {"op", "kernel", "source", "dtypes"}
+_OPTIONAL_KEYS = {"out_dtypes"}  # kiln.export's check reads it; the build needs only `dtypes`
 _OP_NAME = re.compile(r"^[A-Za-z_]\w*::[A-Za-z_]\w*(\.\w+)?$")
 _KERNEL_NAME = re.compile(r"^([A-Za-z_]\w*::)+[A-Za-z_]\w*$")
 
@@ -69,9 +70,10 @@ def load_op_table(library: str, path: Path) -> OpTable:
         raise OpTableError(f"{where}: an op table is a YAML list of entries, got {type(rows).__name__}")
     entries: dict[str, KernelEntry] = {}
     for number, row in enumerate(rows, start=1):
-        if not isinstance(row, dict) or set(row) != _ENTRY_KEYS:
+        if not isinstance(row, dict) or not _ENTRY_KEYS <= set(row) <= _ENTRY_KEYS | _OPTIONAL_KEYS:
             keys = sorted(row) if isinstance(row, dict) else row
-            raise OpTableError(f"{where}: entry {number} must have exactly the keys {sorted(_ENTRY_KEYS)}, has {keys}")
+            raise OpTableError(f"{where}: entry {number} must have the keys {sorted(_ENTRY_KEYS)} "
+                               f"(and optionally {sorted(_OPTIONAL_KEYS)}), has {keys}")
         op, kernel, source, dtypes = str(row["op"]), str(row["kernel"]), str(row["source"]), row["dtypes"]
         if not _OP_NAME.match(op):
             raise OpTableError(f"{where}: entry {number}: op {op!r} is not '<namespace>::<name>[.<overload>]'")
@@ -79,6 +81,9 @@ def load_op_table(library: str, path: Path) -> OpTable:
             raise OpTableError(f"{where}: {op}: kernel {kernel!r} is not a qualified C++ name")
         if not isinstance(dtypes, list) or not set(map(str, dtypes)) <= KNOWN_DTYPES:
             raise OpTableError(f"{where}: {op}: dtypes {dtypes!r} must be a list of {sorted(KNOWN_DTYPES)}")
+        out_dtypes = row.get("out_dtypes", dtypes)
+        if not isinstance(out_dtypes, list) or not set(map(str, out_dtypes)) <= set(map(str, dtypes)) | {"any"}:
+            raise OpTableError(f"{where}: {op}: out_dtypes {out_dtypes!r} must be a list of some of its dtypes")
         if op in entries:
             raise OpTableError(f"{where}: operator {op} is listed twice")
         source_path = (path.parent / source).resolve()

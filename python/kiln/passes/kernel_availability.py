@@ -41,12 +41,18 @@ class Kernel:
     library: str
     operator: str  # "aten::add.out"
     dtypes: frozenset[str]  # c10 ScalarType names; "any": the kernel only moves bytes
+    out_dtypes: frozenset[str]  # those it writes (the table's out_dtypes, else dtypes)
 
     def supports(self, dtype: str) -> bool:
         return "any" in self.dtypes or dtype in self.dtypes
 
+    def writes(self, dtype: str) -> bool:
+        return "any" in self.out_dtypes or dtype in self.out_dtypes
+
     def describe(self) -> str:
         accepted = "any dtype" if "any" in self.dtypes else ", ".join(sorted(self.dtypes)) or "no tensors"
+        if self.out_dtypes != self.dtypes:
+            accepted += f", writes {', '.join(sorted(self.out_dtypes))}"
         return f"{self.library} kernel takes {accepted}"
 
 
@@ -87,7 +93,9 @@ def kernel_table(libraries: tuple[str, ...] = KERNEL_LIBRARIES) -> Optional[dict
             continue
         found = True
         for entry in yaml.safe_load(text) or []:
-            kernel = Kernel(library, str(entry["op"]), frozenset(map(str, entry.get("dtypes") or ())))
+            dtypes = frozenset(map(str, entry.get("dtypes") or ()))
+            out_dtypes = frozenset(map(str, entry["out_dtypes"])) if "out_dtypes" in entry else dtypes
+            kernel = Kernel(library, str(entry["op"]), dtypes, out_dtypes)
             table.setdefault(kernel.operator, []).append(kernel)
     if not found:
         logger.warning(
@@ -118,13 +126,21 @@ class KernelGap:
     reason: str
 
 
+def _dtype_name(tensor) -> str:
+    return SCALAR_TYPE_NAMES.get(tensor.dtype_code, f"ScalarType{tensor.dtype_code}")
+
+
 def call_dtypes(call: KernelCall) -> list[str]:
     """The dtypes of every tensor a call passes (inputs and outputs), first use first."""
     names: dict[str, None] = {}
     for argument in call.args:
         for tensor in tensors_in(argument):
-            names.setdefault(SCALAR_TYPE_NAMES.get(tensor.dtype_code, f"ScalarType{tensor.dtype_code}"))
+            names.setdefault(_dtype_name(tensor))
     return list(names)
+
+
+def _runs(kernel: Kernel, dtypes: Sequence[str], written: Sequence[str]) -> bool:
+    return all(kernel.supports(d) for d in dtypes) and all(kernel.writes(d) for d in written)
 
 
 def kernel_gap(call: KernelCall, table: dict[str, tuple[Kernel, ...]]) -> Optional[KernelGap]:
@@ -135,11 +151,18 @@ def kernel_gap(call: KernelCall, table: dict[str, tuple[Kernel, ...]]) -> Option
     if not kernels:
         return KernelGap(call.source_node, call.operator, tuple(dtypes), tuple(dtypes),
                          "no kernel library has this operator")
-    if any(all(kernel.supports(d) for d in dtypes) for kernel in kernels):
+    written = list(dict.fromkeys(_dtype_name(tensor) for tensor in call.outputs))
+    if any(_runs(kernel, dtypes, written) for kernel in kernels):
         return None
-    # Each dtype may have a kernel, but no single kernel takes them all together.
-    missing = tuple(d for d in dtypes if not any(kernel.supports(d) for kernel in kernels)) or tuple(dtypes)
     offered = "; ".join(kernel.describe() for kernel in kernels)
+    # Each dtype may have a kernel, but no single kernel takes them all together.
+    missing = tuple(d for d in dtypes if not any(kernel.supports(d) for kernel in kernels))
+    if not missing:
+        unwritable = tuple(d for d in written if not any(kernel.writes(d) for kernel in kernels))
+        if unwritable:
+            return KernelGap(call.source_node, call.operator, tuple(dtypes), unwritable,
+                             f"no kernel writes a {', '.join(unwritable)} out ({offered})")
+    missing = missing or tuple(dtypes)
     return KernelGap(call.source_node, call.operator, tuple(dtypes), missing,
                      f"no kernel takes {', '.join(missing)} ({offered})")
 

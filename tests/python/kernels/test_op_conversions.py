@@ -2,7 +2,7 @@
 float, integer and bool dtypes (truncation toward zero, integer wrap-around, float
 "!= 0" for bool), and full with float, integral (int64 beyond 2**53) and bool fill
 values. _to_copy has no Half conversion (op_table.yaml): converting to float16 must
-fail with a named error."""
+be refused at export with a named error."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import torch
 from torch.testing import make_tensor
 
 import kiln
-from kiln.runtime import KilnRuntimeError, Runtime
+from kiln.passes.kernel_availability import UnsupportedDtypeError
+
 
 TO_COPY = "aten::_to_copy.out"
 FULL = "aten::full.out"
@@ -56,14 +57,14 @@ def test_integer_narrowing_wraps(check_op) -> None:
     check_op.many(cases, ops=[TO_COPY], exact=True)
 
 
-def test_conversion_to_float16_fails_with_a_named_error() -> None:
-    """Not supported by the kernel yet: the runtime must say so, not write garbage."""
-    program = kiln.export(_ToHalf(), (torch.zeros(3),))
-    method = Runtime.get().load_program(program.to_bytes()).load_method("forward")
-    with pytest.raises(KilnRuntimeError) as caught:
-        method.execute([torch.ones(3)])
-    assert caught.value.error_name == "InvalidType"
-    assert "Half" in str(caught.value)
+def test_conversion_to_float16_is_refused_at_export() -> None:
+    """No kernel converts to float16: export says so, naming the node and the dtype, instead
+    of writing a program that fails when it runs."""
+    with pytest.raises(UnsupportedDtypeError) as caught:
+        kiln.export(_ToHalf(), (torch.zeros(3),))
+    assert caught.value.dtype == "Half"
+    assert caught.value.operator == "aten::_to_copy.out"
+    assert "'_to_copy'" in str(caught.value)
 
 
 class _ToHalf(torch.nn.Module):

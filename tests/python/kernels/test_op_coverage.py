@@ -170,7 +170,7 @@ def without_kernels(monkeypatch: pytest.MonkeyPatch):
     def remove(*operators: str) -> None:
         table = kernel_operators()
         assert table is not None and set(operators) <= table
-        monkeypatch.setattr(out_variants, "kernel_operators", lambda: table - set(operators))
+        monkeypatch.setattr(out_variants, "kernel_operators", lambda *libraries: table - set(operators))
 
     return remove
 
