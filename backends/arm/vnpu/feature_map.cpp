@@ -92,18 +92,17 @@ Error FeatureMap::bind(const FmDesc& fm, const char* name, Span<const Region> re
   height1_ = fm.height1;
   stride_x_ = static_cast<size_t>(fm.stride_x);
   stride_y_ = static_cast<size_t>(fm.stride_y);
-  stride_c_ = static_cast<size_t>(fm.stride_c);
+  // The C stride steps between 16-channel bricks; an NHWC map's channels are packed and the
+  // NPU ignores the register. Vela 5.1 leaves other values there (4 on an 8-bit map written
+  // transposed after a 32-bit one: the channels would overlap the rows if it counted).
+  const uint64_t stride_c = format_ == DataFormat::Nhwc ? elem_size_ : fm.stride_c;
+  stride_c_ = static_cast<size_t>(stride_c);
   for (uint32_t t = 0; t < 4; ++t) base_[t] = static_cast<size_t>(fm.base[t]);
   if (height == 0 || width == 0 || depth == 0) return Error::Ok;
-  if (format_ == DataFormat::Nhwc && stride_c_ != 0 && stride_c_ != elem_size_) {
-    // Channels of an NHWC map are always packed; the model relies on it.
-    KILN_LOG(Error, "%s NHWC stride_c %zu differs from the element size %u", name, stride_c_, elem_size_);
-    return Error::NpuInvalidRegister;
-  }
-  if (fm.stride_x > (uint64_t{1} << 40) || fm.stride_y > (uint64_t{1} << 40) || fm.stride_c > (uint64_t{1} << 40)) {
+  if (fm.stride_x > (uint64_t{1} << 40) || fm.stride_y > (uint64_t{1} << 40) || stride_c > (uint64_t{1} << 40)) {
     KILN_LOG(Error, "%s strides %llu/%llu/%llu exceed the 40-bit address space", name,
              static_cast<unsigned long long>(fm.stride_y), static_cast<unsigned long long>(fm.stride_x),
-             static_cast<unsigned long long>(fm.stride_c));
+             static_cast<unsigned long long>(stride_c));
     return Error::NpuRegionOutOfBounds;
   }
 

@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 
 #: The Ethos-U architectures whose command streams the virtual NPU runs. The one place
 #: tools check a target against before they build anything for it (kiln-deploy).
-VIRTUAL_NPU_ARCHITECTURES: tuple[str, ...] = ("ethos-u55", "ethos-u65")
+VIRTUAL_NPU_ARCHITECTURES: tuple[str, ...] = ("ethos-u55", "ethos-u65", "ethos-u85")
 
 
 def virtual_npu_refusal(target: str) -> str | None:

@@ -35,7 +35,7 @@ from .conftest import delegated_program, quantized_model  # type: ignore[import-
 
 #: Set to True when the virtual NPU runs Ethos-U85 command streams: U85 programs then run
 #: on Kiln's runtime like the U55 ones, instead of being checked on the TOSA reference.
-U85_RUNS = False
+U85_RUNS = True
 
 U55, U85 = "ethos-u55-128", "ethos-u85-256"
 # Output steps (LSBs) a program may be from quantized PyTorch, which computes between its
