@@ -10,6 +10,7 @@
 #   DDR     0x60000000   2 GiB    the embedded .pte, inputs, pools placed in "DDR"
 set(KILN_BOARD_NAME "corstone-300")
 set(KILN_BOARD_QEMU_MACHINE "mps3-an547")
+set(KILN_BOARD_LINKER_TEMPLATE "corstone-300.ld.in")
 set(KILN_BOARD_ITCM_ORIGIN 0x00000000)
 set(KILN_BOARD_ITCM_SIZE 524288)
 set(KILN_BOARD_SRAM_ORIGIN 0x01000000)
@@ -20,6 +21,8 @@ set(KILN_BOARD_ISRAM_ORIGIN 0x21000000)
 set(KILN_BOARD_ISRAM_SIZE 4194304)
 set(KILN_BOARD_DDR_ORIGIN 0x60000000)
 set(KILN_BOARD_DDR_SIZE 2147483648)
+# .data, .bss, heap and stack (KILN_BOARD_CODE_REGION, a cache option, places the code).
+set(KILN_BOARD_DATA_REGION "DTCM")
 # Stack and newlib heap (vsnprintf of floating-point numbers allocates) in the DTCM.
 set(KILN_BOARD_STACK_SIZE 65536)
 set(KILN_BOARD_HEAP_SIZE 16384)

@@ -2,6 +2,7 @@
 
     kiln-deploy --model_name smallcnn
     kiln-deploy --model_name mv2 --quantize --delegate --target ethos-u55-128
+    kiln-deploy --model_name mv2 --quantize --delegate --target ethos-u85-128
     kiln-deploy --model_name=mv2 --target=ethos-u55-128 --output=out \\
         --aot_arm_compiler_flags="--delegate --quantize --intermediates out/aot --evaluate"
 
@@ -9,7 +10,10 @@ Prints one line per step (kiln-aot's and the build's output go to compile.log an
 build.log in the output folder), the firmware's UART log, then compares its outputs with
 the host runtime's (kiln.runtime) for the same inputs, bit for bit. Relative paths are
 the current folder's; the firmware is built in <output>/firmware-<cpu> (or --build-dir)
-from the sources installed with the kiln package, or from --source-dir.
+from the sources installed with the kiln package, or from --source-dir. Ethos-U85 programs
+get the corstone-320 board profile (its memory sizes) and run on the same QEMU machine as
+the rest, mps3-an547 (Cortex-M55): QEMU has no Corstone-320, and the NPU is Kiln's virtual
+Ethos-U inside the firmware either way.
 
 Exit status: 0 when the outputs are equal; 2 for a bad command line or model (one
 line, --debug for the traceback); otherwise the failing step's: kiln-aot's or CMake's exit
@@ -34,6 +38,7 @@ from kiln.deploy.firmware import PRESETS, build_firmware, find_build_tools, loca
 from kiln.deploy.prepare import DeployError, PreparedProgram, prepare_program
 from kiln.deploy.qemu import QemuTimeout, run_firmware
 from kiln.deploy.steps import StepPrinter
+from kiln.memory.manifest import CORSTONE_300, CORSTONE_320, Board
 
 EXIT_OUTPUTS_DIFFER = 2
 EXIT_TIMEOUT = 124
@@ -138,6 +143,23 @@ def check_target(args: argparse.Namespace) -> None:
         raise DeployError(refusal, 2)
 
 
+def board_for(args: argparse.Namespace) -> Board:
+    """The board profile the firmware is built for: the Corstone-320 for Ethos-U85 programs
+    (its memory sizes; it runs on the same QEMU machine), else the Corstone-300."""
+    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+
+    target = args.target or DEFAULT_TARGET
+    return CORSTONE_320 if args.delegate and target.startswith("ethos-u85") else CORSTONE_300
+
+
+def qemu_description(board: Board) -> str:
+    """What QEMU runs, said plainly: it has no Corstone-320 machine."""
+    if board.name == CORSTONE_320.name:
+        return ("QEMU mps3-an547 (Cortex-M55 with the corstone-320 memory map: QEMU has no Corstone-320; "
+                "the Ethos-U85 is Kiln's virtual NPU inside the firmware)")
+    return "QEMU mps3-an547 (Corstone-300)"
+
+
 def check_outputs(prepared: PreparedProgram, log_text: str) -> list[str]:
     """Differences between the firmware's outputs (from its log) and the host runtime's."""
     from kiln.deploy.firmware_log import parse_firmware_log  # imports the runtime (and torch): only now
@@ -190,12 +212,16 @@ def deploy(args: argparse.Namespace) -> int:
     if not args.build_only and shutil.which("qemu-system-arm") is None:
         raise DeployError("qemu-system-arm not found: apt-get install qemu-system-arm (or use --build_only)", 2)
 
+    board = board_for(args)
     steps = StepPrinter(2 if args.build_only else 3)
     steps.note(f"firmware sources: {sources.path} ({sources.origin})")
+    if board.name == CORSTONE_320.name:
+        steps.note(f"board profile {board.name} (examples/arm/platform/{board.name}.cmake), run on "
+                   + qemu_description(board))
     compile_log = _fresh_log(out / "compile.log")
     with steps.step(f"compiling {args.model_name} -> {shown(out / name)}.pte (log: {shown(compile_log)})"):
         prepared = prepare_program(args.model_name, out, name, _aot_args(args), intermediates=intermediates,
-                                   log=compile_log)
+                                   log=compile_log, board=board)
     from kiln.memory.manifest import describe
 
     print(describe(prepared.manifest), flush=True)
@@ -206,12 +232,13 @@ def deploy(args: argparse.Namespace) -> int:
     build_log = _fresh_log(out / "build.log")
     with steps.step(f"building the firmware ({args.cpu}) in {shown(build_dir)} (log: {shown(build_log)})") as step:
         elf = build_firmware(prepared, build_dir, sources, build_log, args.cpu, ethos_u=args.delegate,
-                             selective=args.selective, jobs=args.jobs, on_line=step.ninja_progress)
+                             selective=args.selective, jobs=args.jobs, on_line=step.ninja_progress,
+                             cmake_args=[f"-DKILN_BOARD={board.name}"])
     if args.build_only:
         steps.note(f"built {shown(elf)}")
         return 0
     try:
-        with steps.step(f"running {shown(elf)} in QEMU mps3-an547 (Corstone-300), time bound {args.timeout:g} s"):
+        with steps.step(f"running {shown(elf)} in {qemu_description(board)}, time bound {args.timeout:g} s"):
             result = run_firmware(elf, timeout=args.timeout)
     except QemuTimeout as timeout:
         print(uart_report(timeout.output), flush=True)

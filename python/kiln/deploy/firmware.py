@@ -20,7 +20,7 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -122,10 +122,11 @@ def _configured_source(build_dir: Path) -> Path | None:
 
 def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: FirmwareSources, log: Path,
                    cpu: str = "cortex-m55", ethos_u: bool = False, selective: bool = False, jobs: int = 2,
-                   on_line: Callable[[str], None] | None = None) -> Path:
+                   on_line: Callable[[str], None] | None = None, cmake_args: Sequence[str] = ()) -> Path:
     """Configures and builds the firmware in ``build_dir`` (CMake and compiler output go to
     ``log``); returns the ELF's path. ``selective`` links only the program's kernels,
-    compiled for only its dtypes."""
+    compiled for only its dtypes; ``cmake_args`` are more -D options (e.g.
+    ``-DKILN_BOARD=corstone-320``)."""
     if cpu not in PRESETS:
         raise DeployError(f"no firmware preset for {cpu}; choose one of {', '.join(PRESETS)}", 2)
     tools = find_build_tools()
@@ -148,6 +149,7 @@ def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: Firmware
         f"-DKILN_FIRMWARE_MEMORY_HEADER={prepared.memory_header.resolve()}",
         "-DKILN_FIRMWARE_INPUTS=" + ";".join(str(p.resolve()) for p in prepared.inputs),
         "-DKILN_FIRMWARE_EXPECTED_OUTPUTS=" + ";".join(str(p.resolve()) for p in prepared.expected_outputs),
+        *cmake_args,
     ]
     build = [tools.cmake, "--build", str(build_dir), "--target", "kiln_firmware", "-j", str(jobs)]
     for command, what in ((configure, "configuring the firmware (CMake)"), (build, "building the firmware")):

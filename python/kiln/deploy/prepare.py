@@ -28,7 +28,7 @@ import numpy as np
 
 from kiln import KilnError
 from kiln.deploy.steps import last_error_line, run_logged
-from kiln.memory.manifest import Manifest, describe, write_manifest
+from kiln.memory.manifest import Board, Manifest, describe, write_manifest
 
 logger = logging.getLogger("kiln.deploy")
 
@@ -80,11 +80,12 @@ def host_outputs(pte: Path, inputs: Sequence[np.ndarray], method: str = "forward
 def prepare_program(model_name: str, out_dir: str | Path, name: str | None = None,
                     aot_args: Sequence[str] = (), sram_bytes: int | None = None,
                     intermediates: Path | None = None, log: Path | None = None,
-                    on_line: Callable[[str], None] | None = None) -> PreparedProgram:
+                    on_line: Callable[[str], None] | None = None, board: Board | None = None) -> PreparedProgram:
     """Compiles ``model_name`` and writes everything the firmware embeds into ``out_dir``
     (kiln-aot's intermediates into ``intermediates``, default ``out_dir/intermediates``;
-    its output into ``log`` if given)."""
-    from kiln.memory.manifest import CORSTONE_300, Board
+    its output into ``log`` if given); the memory manifest places the pools on ``board``
+    (default Corstone-300), with ``sram_bytes`` of SRAM if given."""
+    from kiln.memory.manifest import CORSTONE_300
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -100,10 +101,13 @@ def prepare_program(model_name: str, out_dir: str | Path, name: str | None = Non
     embedded_inputs = []
     for i, path in enumerate(input_paths):
         target = out / f"input_{i}.npy"
-        shutil.copyfile(path, target)
+        if path.resolve() != target.resolve():  # ExecuTorch's learning path: --intermediates = --output
+            shutil.copyfile(path, target)
         embedded_inputs.append(target)
 
-    board = CORSTONE_300 if sram_bytes is None else Board(CORSTONE_300.name, sram_bytes, CORSTONE_300.ddr_bytes)
+    board = board if board is not None else CORSTONE_300
+    if sram_bytes is not None:
+        board = Board(board.name, sram_bytes, board.ddr_bytes)
     manifest = write_manifest(pte, out, inputs=inputs, board=board)
     expected = []
     for i, array in enumerate(host_outputs(pte, inputs)):

@@ -63,6 +63,9 @@ class Board:
 #: Corstone-300 as QEMU's mps3-an547 models it: 4 MiB ISRAM, 2 GiB DDR
 #: (examples/arm/platform/corstone-300.cmake).
 CORSTONE_300 = Board(name="corstone-300", sram_bytes=4 * 1024 * 1024, ddr_bytes=2 * 1024**3)
+#: Corstone-320 (the Ethos-U85's board): 4 MiB ISRAM, the 256 MiB secure DDR window
+#: (examples/arm/platform/corstone-320.cmake).
+CORSTONE_320 = Board(name="corstone-320", sram_bytes=4 * 1024 * 1024, ddr_bytes=256 * 1024**2)
 
 
 @dataclass

@@ -157,8 +157,6 @@ def run_sh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     [
         (["--model_name=add", "--target=ethos-u55-128"],
          ["--target ethos-u55-128 names the NPU, but without --delegate the whole model runs on the cortex-m55"]),
-        (["--model_name=add", "--target=ethos-u85-128", "--aot_arm_compiler_flags=--delegate --quantize"],
-         ["ethos-u85-128 programs cannot run yet"]),
         (["--model_name=add", "--target=ethos-u85-129", "--aot_arm_compiler_flags=--delegate --quantize"],
          ["Did you mean 'ethos-u85-128'?"]),
         (["--model_name=add", "--aot_arm_compiler_flags=--delegate --quantize --so_library x.so"],
@@ -166,7 +164,7 @@ def run_sh(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["--model_name=add", "--aot_arm_compiler_flags=--delegate"], ["--delegate needs --quantize"]),
         (["--model_name=add", "--source-dir=nowhere"], ["--source-dir nowhere: not a Kiln source tree"]),
     ],
-    ids=["target without delegate", "u85", "u85-129", "unknown aot flag", "delegate without quantize",
+    ids=["target without delegate", "u85-129", "unknown aot flag", "delegate without quantize",
          "bad source dir"],
 )
 def test_run_sh_refuses_before_building_in_one_line(tmp_path: Path, argv: list[str], fragments: list[str]) -> None:

@@ -29,9 +29,9 @@ def virtual_npu_refusal(target: str) -> str | None:
     arch = target.rsplit("-", 1)[0]
     if arch in VIRTUAL_NPU_ARCHITECTURES:
         return None
-    return (f"{target} programs cannot run yet: the virtual Ethos-U runs "
-            f"{' and '.join(a.replace('ethos-', '').upper() for a in VIRTUAL_NPU_ARCHITECTURES)} command streams "
-            "only (compile with kiln-aot, or deploy for an ethos-u55/u65 target)")
+    names = [a.replace("ethos-", "").upper() for a in VIRTUAL_NPU_ARCHITECTURES]
+    return (f"{target} programs cannot run: the virtual Ethos-U runs "
+            f"{', '.join(names[:-1])} and {names[-1]} command streams only")
 
 
 #: Index of the internal-memory (SHRAM) entry in the counters' byte lists.
