@@ -8,10 +8,10 @@ model through the Python API and ``kiln-run``):
 * int8 + ethos-u55-128: the delegated program runs through ``kiln-run`` (from a folder
   outside the checkout, relative paths, an output folder that does not exist yet) with
   its delegates on the virtual NPU, close to quantized PyTorch;
-* int8 + ethos-u85-256: the program compiles, and each delegate's TOSA graph on the TOSA
-  reference model reproduces quantized PyTorch at the delegate's outputs. The virtual
-  NPU does not run Ethos-U85 command streams yet: flip ``U85_RUNS`` when it does, and
-  the U85 programs are run like the U55 ones.
+* int8 + ethos-u85-256: the program compiles, each delegate's TOSA graph on the TOSA
+  reference model reproduces quantized PyTorch at the delegate's outputs, and the program
+  runs through ``kiln-run`` like the U55 one (``U85_RUNS``: the virtual NPU runs Ethos-U85
+  command streams).
 
 Each model is quantized once per session (conftest) and each program compiled once.
 """
@@ -33,8 +33,8 @@ from kiln.runtime import Runtime
 
 from .conftest import delegated_program, quantized_model  # type: ignore[import-not-found]
 
-#: Set to True when the virtual NPU runs Ethos-U85 command streams: U85 programs then run
-#: on Kiln's runtime like the U55 ones, instead of being checked on the TOSA reference.
+#: The virtual NPU runs Ethos-U85 command streams: U85 programs run on Kiln's runtime like
+#: the U55 ones, besides being checked on the TOSA reference.
 U85_RUNS = True
 
 U55, U85 = "ethos-u55-128", "ethos-u85-256"
