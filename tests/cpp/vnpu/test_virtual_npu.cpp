@@ -180,6 +180,26 @@ TEST_F(VirtualNpuTest, Nhcwb16OutputUsesBricks) {
   }
 }
 
+// The C stride only steps between NHCWB16 bricks: an NHWC map's channels are packed whatever
+// the register holds. ExecuTorch's Vela 5.1 leaves 4 there on an 8-bit map after a 32-bit one
+// (its smallcnn stream), which the virtual NPU once refused with NpuInvalidRegister.
+TEST_F(VirtualNpuTest, NhwcMapsIgnoreTheChannelStride) {
+  const int8_t a[6] = {-5, 7, 100, -128, 3, 0};
+  const int8_t b[6] = {2, -9, 50, 1, 1, 1};
+  std::copy(a, a + 6, reinterpret_cast<int8_t*>(region1.data()));
+  std::copy(b, b + 6, reinterpret_cast<int8_t*>(region1.data()) + 64);
+  StreamBuilder s;
+  s.ifm(1, 0, 1, 2, 3).ifm2(1, 64, 1, 2, 3).ofm(1, 128, 1, 2, 3).unit_output_stage();
+  s.cmd1(Cmd1::IfmStrideC, 4).cmd1(Cmd1::Ifm2StrideC, 7).cmd1(Cmd1::OfmStrideC, 4);
+  s.cmd0(Cmd0::Ifm2Broadcast, 0);
+  s.cmd0(Cmd0::OpElementwise, static_cast<uint32_t>(ElementwiseMode::Max));
+  ASSERT_EQ(run(s.words), Error::Ok);
+  const int8_t* out = reinterpret_cast<const int8_t*>(region1.data()) + 128;
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out[i], std::max(a[i], b[i])) << i;
+  // Packed: nothing written past the 6 bytes a C stride of 4 would have reached.
+  for (int i = 6; i < 32; ++i) EXPECT_EQ(region1[128 + i], 0) << i;
+}
+
 TEST_F(VirtualNpuTest, FeatureMapBeyondRegionIsRejected) {
   StreamBuilder s;
   s.ifm(1, 1000, 1, 2, 20).ifm2(1, 0, 1, 2, 20).ofm(1, 0, 1, 2, 20).unit_output_stage();
