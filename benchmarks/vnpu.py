@@ -36,6 +36,8 @@ _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 #: vNPU operation kinds (the cmd0 opcode that starts them) and elementwise/pooling modes.
 _KINDS = {0x002: "conv", 0x003: "depthwise", 0x005: "pool", 0x006: "elementwise", 0x007: "resize", 0x010: "dma"}
 _DMA = 0x010
+#: Operation kinds whose MACs Vela counts in its per-layer estimate.
+_MAC_KINDS = (0x002, 0x003, 0x005)
 _MAX_RECORDS = 4096
 
 
@@ -97,7 +99,7 @@ def align(layers: list[tuple[str, str, int, int]], ops: list[dict[str, Any]]) ->
             index += 1
             if op["kind"] == _DMA:
                 continue
-            done += int(op["macs"]) if op["kind"] in (0x002, 0x003) else 0
+            done += int(op["macs"]) if op["kind"] in _MAC_KINDS else 0
             if macs == 0 or done >= macs:
                 break
         rows.append(LayerRow(name, operator, cycles, macs, taken))
@@ -111,7 +113,7 @@ def print_table(rows: list[LayerRow]) -> None:
           f"{'NPU ops':<24} {'vNPU MACs':>12} {'DMA B':>9} {'chained':>7} {'read B':>10} {'written B':>10}")
     for row in rows:
         kinds = ",".join(_KINDS.get(int(op["kind"]), hex(int(op["kind"]))) for op in row.ops) or "-"
-        vmacs = sum(int(op["macs"]) for op in row.ops if op["kind"] in (0x002, 0x003))
+        vmacs = sum(int(op["macs"]) for op in row.ops if op["kind"] in _MAC_KINDS)
         dma = sum(int(op["bytes_read"]) for op in row.ops if op["kind"] == _DMA)
         chained = sum(1 for op in row.ops if op.get("chained"))
         read = sum(int(op["bytes_read"]) for op in row.ops)
