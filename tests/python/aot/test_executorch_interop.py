@@ -35,7 +35,7 @@ class CastsAndViews(torch.nn.Module):
     """dtype conversions (their export-time assertions are dropped) and view copies."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        y = (x.to(torch.float16) * 2).to(torch.float32)
+        y = (x.to(torch.int32) * 2).to(torch.float32)
         return torch.cat([y.view(2, 3).permute(1, 0), x.view(3, 2)], dim=1).unsqueeze(0)
 
 

@@ -42,12 +42,17 @@ def test_other_torchao_warnings_still_reach_the_user() -> None:
     stream = io.StringIO()
     handler = logging.StreamHandler(stream)
     logger = logging.getLogger("torchao")
+    # Another library's logging.config call earlier in this process may have disabled the
+    # logger or raised its level; this test is about Kiln's filter, so undo that here.
+    saved = (logger.disabled, logger.level)
+    logger.disabled, logger.level = False, logging.WARNING
     logger.addHandler(handler)
     try:
         logger.warning("Failed to load %s: Could not load this library", "_C_mxfp8.so")
         logger.warning("something the user must see")
     finally:
         logger.removeHandler(handler)
+        logger.disabled, logger.level = saved
     assert stream.getvalue() == "something the user must see\n"
 
 
