@@ -23,7 +23,7 @@ BACKEND_ID = "EthosUBackend"
 
 
 class DelegationError(KilnError):
-    """A subgraph could not be compiled for the NPU (TOSA lowering or Vela failed).
+    """A subgraph could not be compiled for the NPU (TOSA lowering, Vela or the IO check failed).
 
     ``kiln.export`` catches it and leaves the subgraph on the CPU, with this
     message as the reason in the partition report.
@@ -111,10 +111,11 @@ class EthosUBackend:
             nhwc_io: the subgraph's rank-4 inputs/outputs are channels-last already.
 
         Raises:
-            DelegationError: the TOSA lowering or Vela rejected the subgraph
-                (the message names the subgraph, the stage and the reason).
+            DelegationError: the TOSA lowering or Vela rejected the subgraph, or an
+                input/output would not map onto its NPU buffer at run time (the message
+                names the subgraph, the stage and the reason).
         """
-        from kiln.backends.arm import payload, vela
+        from kiln.backends.arm import delegate_io, payload, vela
         from kiln.backends.arm.tosa import lower_to_tosa
 
         seconds: dict[str, float] = {}
@@ -131,6 +132,11 @@ class EthosUBackend:
             raise DelegationError(name, "Vela", getattr(error, "reason", None) or str(error)) from error
         seconds["vela"] = time.perf_counter() - started
         started = time.perf_counter()
+        try:
+            compiled = delegate_io.with_tosa_io_shapes(compiled, tosa)
+            delegate_io.check_boundary(tosa, compiled, nhwc_io)
+        except KilnError as error:
+            raise DelegationError(name, "delegate IO check", str(error)) from error
         blob = payload.pack(compiled)
         seconds["pack"] = time.perf_counter() - started
 
