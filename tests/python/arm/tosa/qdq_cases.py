@@ -164,6 +164,17 @@ def _unary(fn: Callable[[torch.Tensor], torch.Tensor], scale: float = 3.0, shape
     return QCase(lambda self, x: fn(x), share_output=share_output), [torch.randn(*shape) * scale]
 
 
+def _layer_norm(shape: Sequence[int], affine: bool = True) -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(4)
+    n = shape[-1]
+    case = QCase(lambda self, x: F.layer_norm(x, (n,), getattr(self, "weight", None), getattr(self, "bias", None)))
+    if affine:
+        case.register_buffer("weight", torch.rand(n) * 1.5 + 0.25)
+        case.register_buffer("bias", torch.randn(n) * 0.5)
+    # Rows with different offsets and spreads, so the statistics differ per row.
+    return case, [torch.randn(*shape) * torch.rand(*shape[:-1], 1) * 4 + torch.randn(*shape[:-1], 1)]
+
+
 CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "conv_relu": lambda: _conv(),
     "conv_stride2_nobias": lambda: _conv(stride=2, bias=False, act="none"),
@@ -210,4 +221,10 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "expand_to_own_shape": lambda: _unary(lambda t: F.relu(t.expand(1, 5, 6, 7))),
     "unsqueeze_squeeze": lambda: _unary(lambda t: t.unsqueeze(1).squeeze(1).squeeze(0), shape=(1, 3, 4, 5)),
     "adaptive_avg_pool": lambda: _unary(lambda t: F.adaptive_avg_pool2d(t, 2), shape=(1, 8, 6, 6)),
+    "softmax": lambda: _unary(lambda t: F.softmax(t, dim=-1), shape=(2, 10)),
+    "softmax_attention_scores": lambda: _unary(lambda t: F.softmax(t, dim=-1), scale=2.0, shape=(1, 4, 16, 16)),
+    "softmax_channels": lambda: _unary(lambda t: F.softmax(t, dim=1), scale=4.0, shape=(1, 8, 5, 5)),
+    "layer_norm": lambda: _layer_norm((1, 6, 32)),
+    "layer_norm_plain_rows": lambda: _layer_norm((4, 16), affine=False),
+    "layer_norm_rank4": lambda: _layer_norm((1, 3, 4, 24)),
 }

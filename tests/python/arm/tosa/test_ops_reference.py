@@ -61,6 +61,12 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "expand_to_own_shape": ({"RESCALE"}, 1),
     "unsqueeze_squeeze": ({"RESHAPE"}, 0),
     "adaptive_avg_pool": ({"AVG_POOL2D", "RESCALE"}, 1),
+    "softmax": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ", "MUL", "ARITHMETIC_RIGHT_SHIFT"}, 1),
+    "softmax_attention_scores": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ"}, 1),
+    "softmax_channels": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ"}, 1),
+    "layer_norm": ({"REDUCE_SUM", "CLZ", "MUL", "LOGICAL_LEFT_SHIFT", "RESCALE"}, 1),
+    "layer_norm_plain_rows": ({"REDUCE_SUM", "CLZ", "MUL"}, 1),
+    "layer_norm_rank4": ({"TRANSPOSE", "REDUCE_SUM", "CLZ", "MUL"}, 1),
 }
 
 

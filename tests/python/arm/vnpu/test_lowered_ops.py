@@ -21,7 +21,6 @@ import pytest
 
 # Delegable on paper but never found in a graph the lowering sees, with the reason.
 NOT_IN_ANY_GRAPH = {
-    "aten::_softmax": "its check always answers 'not lowered yet', so it stays on the CPU",
     "aten::alias": "torch.export's core-ATen decomposition removes it",
     "aten::clone": "torch.export's core-ATen decomposition removes it",
     "aten::squeeze.dim": "core ATen turns it into squeeze.dims",

@@ -55,9 +55,7 @@ def is_lowerable(node: torch.fx.Node, compile_spec: Any,
     if node.target in (qd().quantize_per_channel.default,):
         return False, "per-channel quantized activations are not lowered"
     if node.target is operator.getitem:
-        source = node.args[0]
-        ok = node.args[1] == 0 and getattr(source, "target", None) == torch.ops.aten.max_pool2d_with_indices.default
-        return (True, "") if ok else (False, "only getitem 0 of max_pool2d_with_indices is lowered")
+        return getitem_support(node)
     entry = load_all().get(node.target)
     reason = f"no TOSA lowering for {node.target}" if entry is None else entry.check(node, compile_spec, constants)
     if reason is None:
@@ -65,6 +63,18 @@ def is_lowerable(node: torch.fx.Node, compile_spec: Any,
     if is_pointwise(node) and check_table(node, compile_spec) is None:
         return True, ""  # e.g. x + 3 of a decomposed hardswish: part of a TABLE (see group_problem)
     return False, reason
+
+
+# Multi-output operators whose first result the lowering binds (the others are indices or
+# statistics nobody on the NPU reads).
+_FIRST_RESULT_ONLY = (torch.ops.aten.max_pool2d_with_indices.default, torch.ops.aten.native_layer_norm.default)
+
+
+def getitem_support(node: torch.fx.Node) -> tuple[bool, str]:
+    source = getattr(node.args[0], "target", None)
+    if node.args[1] == 0 and source in _FIRST_RESULT_ONLY:
+        return True, ""
+    return False, "only the first result of max_pool2d_with_indices and native_layer_norm is lowered"
 
 
 def _through_data_movement(node: Any, inside: set[torch.fx.Node]) -> Any:
@@ -87,7 +97,8 @@ def _fused_chain(node: torch.fx.Node, inside: set[torch.fx.Node]) -> tuple[list[
         user = users[0]
         if is_quantize(user):
             return chain, None
-        fusable = activation_range(user) is not None or user.target in _VIEW_TARGETS
+        fusable = activation_range(user) is not None or user.target in _VIEW_TARGETS or (
+            user.target is operator.getitem and user.args[1] == 0 and node.target in _FIRST_RESULT_ONLY)
         if user not in inside or not fusable or user.args[0] is not current:
             return chain, (f"the result of '{node.name}' feeds '{user.name}' ({user.target}) without a "
                            "quantize node between them")
