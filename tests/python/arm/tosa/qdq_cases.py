@@ -38,22 +38,25 @@ def q(x: torch.Tensor, qparams: tuple[float, int]) -> torch.Tensor:
 
 
 class QWeight(torch.nn.Module):
-    """Symmetric per-output-channel int8 weights (what a PT2E quantizer produces)."""
+    """Symmetric per-output-channel int8 weights (what a PT2E quantizer produces); the output
+    channels are ``axis`` (1 for transposed convolutions)."""
 
-    def __init__(self, weight: torch.Tensor, per_tensor: bool = False) -> None:
+    def __init__(self, weight: torch.Tensor, per_tensor: bool = False, axis: int = 0) -> None:
         super().__init__()
-        dims = tuple(range(1, weight.dim()))
+        self.axis = axis
+        dims = tuple(d for d in range(weight.dim()) if d != axis)
         amax = weight.abs().amax() if per_tensor else weight.abs().amax(dim=dims)
         scales = (torch.clamp(amax, min=1e-8) / 127.0).to(torch.float32).reshape(-1)
         if per_tensor:
-            scales = scales.expand(weight.shape[0]).clone()
-        shape = (-1,) + (1,) * (weight.dim() - 1)
+            scales = scales.expand(weight.shape[axis]).clone()
+        shape = [1] * weight.dim()
+        shape[axis] = -1
         self.register_buffer("q", torch.clamp(torch.round(weight / scales.reshape(shape)), -127, 127).to(torch.int8))
         self.register_buffer("scales", scales)
         self.register_buffer("zero_points", torch.zeros_like(scales, dtype=torch.int64))
 
     def forward(self) -> torch.Tensor:
-        return qd.dequantize_per_channel(self.q, self.scales, self.zero_points, 0, -127, 127, torch.int8)
+        return qd.dequantize_per_channel(self.q, self.scales, self.zero_points, self.axis, -127, 127, torch.int8)
 
 
 class QCase(torch.nn.Module):
@@ -141,6 +144,28 @@ def _conv(groups: int = 1, stride: int = 1, padding: int = 1, bias: bool = True,
     return case, [torch.randn(1, cin, 9, 10)]
 
 
+def _conv1d(groups: int = 1, stride: int = 1, padding: int = 1, cin: int = 4, cout: int = 8, k: int = 3,
+            dilation: int = 1) -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(5)
+    conv = torch.nn.Conv1d(cin, cout, k, stride, padding, dilation=dilation, groups=groups)
+    case = QCase(lambda self, x: F.relu(F.conv1d(x, self.w(), self.bias, stride, padding, dilation, groups)),
+                 w=QWeight(conv.weight.detach()))
+    case.register_buffer("bias", conv.bias.detach().clone())
+    return case, [torch.randn(1, cin, 20)]
+
+
+def _conv_transpose(stride: int = 2, padding: int = 1, output_padding: int = 0, k: int = 4, one_d: bool = False,
+                    cin: int = 6, cout: int = 4) -> tuple[QCase, list[torch.Tensor]]:
+    torch.manual_seed(6)
+    module = (torch.nn.ConvTranspose1d if one_d else torch.nn.ConvTranspose2d)(
+        cin, cout, k, stride, padding, output_padding)
+    function = F.conv_transpose1d if one_d else F.conv_transpose2d
+    case = QCase(lambda self, x: function(x, self.w(), self.bias, stride, padding, output_padding),
+                 w=QWeight(module.weight.detach(), axis=1))
+    case.register_buffer("bias", module.bias.detach().clone())
+    return case, [torch.randn(1, cin, 12) if one_d else torch.randn(1, cin, 5, 6)]
+
+
 def _linear(rank: int = 2, act: str = "none") -> tuple[QCase, list[torch.Tensor]]:
     torch.manual_seed(1)
     fc = torch.nn.Linear(16, 10)
@@ -224,6 +249,19 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "softmax": lambda: _unary(lambda t: F.softmax(t, dim=-1), shape=(2, 10)),
     "softmax_attention_scores": lambda: _unary(lambda t: F.softmax(t, dim=-1), scale=2.0, shape=(1, 4, 16, 16)),
     "softmax_channels": lambda: _unary(lambda t: F.softmax(t, dim=1), scale=4.0, shape=(1, 8, 5, 5)),
+    "conv1d": lambda: _conv1d(),
+    "conv1d_depthwise_stride2": lambda: _conv1d(groups=4, cout=4, stride=2, padding=2, k=5),
+    "conv1d_dilated_1x1": lambda: _conv1d(k=1, padding=0, cout=6),
+    "conv_transpose": lambda: _conv_transpose(),
+    "conv_transpose_stride1": lambda: _conv_transpose(stride=1, k=3),
+    "conv_transpose_output_padding": lambda: _conv_transpose(k=3, output_padding=1),
+    "conv_transpose1d": lambda: _conv_transpose(one_d=True),
+    "max_pool1d": lambda: _unary(lambda t: F.max_pool1d(t, 3, 2, 1), shape=(1, 4, 15), share_output=True),
+    "avg_pool1d": lambda: _unary(lambda t: F.avg_pool1d(t, 2), shape=(1, 4, 16)),
+    "mean_last_dim": lambda: _unary(lambda t: t.mean(dim=-1), shape=(1, 6, 10)),
+    "mean_channels_keepdim": lambda: _unary(lambda t: t.mean(dim=1, keepdim=True), shape=(1, 8, 5, 6)),
+    "mean_height": lambda: _unary(lambda t: t.mean(dim=2), shape=(1, 3, 5, 6)),
+    "sum_tokens": lambda: _unary(lambda t: t.sum(dim=1), shape=(2, 7, 5)),
     "layer_norm": lambda: _layer_norm((1, 6, 32)),
     "layer_norm_plain_rows": lambda: _layer_norm((4, 16), affine=False),
     "layer_norm_rank4": lambda: _layer_norm((1, 3, 4, 24)),

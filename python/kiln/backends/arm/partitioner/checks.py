@@ -179,14 +179,17 @@ class TensorShapeCheck:
 def _convolution_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
     input_shape = shape_of(node.args[0])
     weight_shape = shape_of(node.args[1])
-    if input_shape is None or weight_shape is None or len(input_shape) != 4:
-        return None  # the lowering decides about 1-D/3-D convolutions
+    if input_shape is None or weight_shape is None or len(input_shape) not in (3, 4):
+        return None  # the lowering decides about 3-D convolutions
+    one_d = len(input_shape) == 3  # runs as a 2-D convolution along W with H = 1
     stride = pair(argument(node, 3, "stride"), 1)
     padding = pair(argument(node, 4, "padding"), 0)
     dilation = pair(argument(node, 5, "dilation"), 1)
+    if one_d:
+        stride, padding, dilation = (1, stride[0]), (0, padding[0]), (1, dilation[0])
     transposed = bool(argument(node, 6, "transposed", False))
     groups = int(argument(node, 8, "groups", 1))
-    depthwise = groups > 1 and groups == input_shape[1]
+    depthwise = groups > 1 and groups == input_shape[1] and not transposed
     if not context.is_u85:
         if depthwise and max(stride) > U55_MAX_STRIDE:
             return f"depthwise convolution stride {list(stride)}: {context.family} supports stride 1-3"
@@ -197,7 +200,9 @@ def _convolution_rule(node: torch.fx.Node, context: CheckContext) -> Optional[st
             )
     weights = constant_behind(node.args[1], context)
     if weights is not None and weights.dtype == torch.int8 and weights.dim() >= 2:
-        sums = weights.to(torch.int64).abs().reshape(weights.shape[0], -1).sum(dim=1)
+        # Output channels are axis 0 ([OC, IC, ...]), axis 1 for transposed ([IC, OC, ...]).
+        per_channel = weights.transpose(0, 1) if transposed else weights
+        sums = per_channel.to(torch.int64).abs().reshape(per_channel.shape[0], -1).sum(dim=1)
         worst = int(sums.max())
         if worst > MAX_WEIGHT_SUM:
             return f"sum of absolute weights of one output channel is {worst} (Vela's limit {MAX_WEIGHT_SUM})"

@@ -78,7 +78,8 @@ class GraphAnnotator:
                 self._annotate_weighted(node, config)
             elif target in patterns.ARITHMETIC:
                 self._annotate_arithmetic(node, config)
-            elif target in patterns.TABLE or target in patterns.SOFTMAX or target in patterns.NORMALIZATION:
+            elif target in patterns.TABLE or target in patterns.SOFTMAX or target in patterns.NORMALIZATION \
+                    or target in patterns.SUM:
                 self._annotate_own_output(node, config)
             elif target in patterns.CONCAT:
                 self._annotate_concat(node, config)
@@ -121,7 +122,7 @@ class GraphAnnotator:
             return
         inputs: dict[Node, QuantizationSpecBase] = {
             activation: self.input_spec(activation, config),
-            weight: config.weight,
+            weight: config.weight_spec(node),
         }
         bias = node.args[2] if len(node.args) > 2 else None
         if isinstance(bias, Node):

@@ -13,6 +13,7 @@ The Ethos-U's integer data path (TOSA 1.0 INT profile) wants
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Literal
 
@@ -50,6 +51,17 @@ class QuantizationConfig:
     activation: QuantizationSpec
     weight: QuantizationSpec
     is_qat: bool = False
+
+    def weight_spec(self, node: Node) -> QuantizationSpec:
+        """The weight spec of conv/linear ``node``: per-channel scales along its output
+        channels (axis 1 for transposed convolutions, whose weights are [IC, OC, ...])."""
+        from kiln.backends.arm.quantizer.patterns import OUTPUT_CHANNELS_AXIS_1
+
+        if node.target in OUTPUT_CHANNELS_AXIS_1 and self.weight.ch_axis != 1:
+            # The observer is built with the spec's fields, ch_axis included (over any
+            # constructor default): torchao's prepare passes them as keyword arguments.
+            return dataclasses.replace(self.weight, ch_axis=1)
+        return self.weight
 
     def bias_spec(self, node: Node) -> DerivedQuantizationSpec:
         """int32 bias of conv/linear ``node``: scale = input scale x weight scale, zero point 0."""

@@ -15,8 +15,12 @@ aten = torch.ops.aten
 # (args[1]), int32 bias (args[2]); output quantized after an optional fused
 # batch norm (QAT only: PTQ folds it before annotation) and activation.
 WEIGHTED = {
-    aten.conv1d.default, aten.conv2d.default, aten.conv2d.padding, aten.linear.default,
+    aten.conv1d.default, aten.conv1d.padding, aten.conv2d.default, aten.conv2d.padding, aten.linear.default,
+    aten.conv_transpose1d.default, aten.conv_transpose2d.input,
 }
+# Weighted ops whose weight holds the output channels in axis 1 ([IC, OC / groups, ...]):
+# their per-channel weight scales run along that axis.
+OUTPUT_CHANNELS_AXIS_1 = {aten.conv_transpose1d.default, aten.conv_transpose2d.input}
 
 BATCH_NORM = {aten.batch_norm.default, aten._native_batch_norm_legit_no_training.default}
 
@@ -46,6 +50,9 @@ TABLE = {
     aten.silu_.default, aten.exp.default, aten.rsqrt.default, aten.elu.default,
     aten.leaky_relu.default, aten.log.default, aten.reciprocal.default,
 }
+
+# Reductions whose result leaves the input's range (a sum): their output is observed.
+SUM = {aten.sum.dim_IntList}
 
 SOFTMAX = {aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default}
 

@@ -191,9 +191,14 @@ class LoweringContext:
         source_dtype: ts.DType,
         scales: Any,
         source_zp: int = 0,
+        logical_shape: tuple[int, ...] | None = None,
     ) -> QTensor:
         """RESCALE ``source`` (real value = ``scales * (source - source_zp)``) to the output
-        quantization, CLAMP for fused activations/narrow ranges, bind the quantize node."""
+        quantization, CLAMP for fused activations/narrow ranges, bind the quantize node.
+
+        ``logical_shape``: the PyTorch shape ``source`` stands for when it is not the node's
+        (a 1-D convolution computed as a 2-D one, a reduction before its dims are dropped);
+        views then bring it to the quantize node's shape."""
         stem = self.stem(node)
         scales = np.atleast_1d(np.asarray(scales, dtype=np.float64))
         identity = (source_dtype == out.dtype and source_zp == out.zero_point and scales.size == 1
@@ -207,7 +212,7 @@ class LoweringContext:
         dtype_min, dtype_max = {ts.DType.INT8: (-128, 127), ts.DType.INT16: (-32768, 32767)}[out.dtype]
         if low > dtype_min or high < dtype_max:
             result = emit_clamp(self.builder, result, tosa_shape, out.dtype, low, high, f"{stem}_clamp")
-        value = QTensor(result, self.shape_of(node), out.dtype, out.scale, out.zero_point)
+        value = QTensor(result, logical_shape or self.shape_of(node), out.dtype, out.scale, out.zero_point)
         if value.tosa_shape != tuple(tosa_shape):
             # Same bytes, other shape (e.g. a fully connected layer computed as a 1x1 conv).
             value = value.renamed(self.reshape(result, value.tosa_shape, out.dtype, f"{stem}_reshape"))

@@ -79,8 +79,13 @@ def getitem_support(node: torch.fx.Node) -> tuple[bool, str]:
 
 def _through_data_movement(node: Any, inside: set[torch.fx.Node]) -> Any:
     """Walks back through the group's layout-only operators to where the value comes from."""
-    while isinstance(node, torch.fx.Node) and node in inside and _lowering_name(node) in _DATA_MOVEMENT:
-        node = node.args[0]
+    while isinstance(node, torch.fx.Node) and node in inside:
+        if node.target is operator.getitem:  # the first result of a max pool is a max pool's
+            node = node.args[0]
+        elif _lowering_name(node) in _DATA_MOVEMENT:
+            node = node.args[0]
+        else:
+            break
     return node
 
 

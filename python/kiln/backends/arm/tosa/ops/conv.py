@@ -1,5 +1,8 @@
 """aten.convolution -> CONV2D / DEPTHWISE_CONV2D (+ SLICE/CONCAT for groups) + RESCALE.
 
+1-D convolutions ([N, C, L]) run as 2-D ones over [N, C, 1, L]; transposed convolutions
+are in :mod:`transpose_conv`.
+
 The int32 accumulator's real scale is ``input_scale * weight_scale[c]``; the bias is
 quantized to that scale, and a per-channel RESCALE brings the accumulator to the
 output's quantization (Vela folds it into the convolution's output stage).
@@ -8,6 +11,7 @@ output's quantization (Vela folds it into the convolution's output stage).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,6 +22,7 @@ from kiln.backends.arm.tosa.builder import TosaBuilder, attribute
 from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.rescale import emit_rescale
+from kiln.backends.arm.tosa.ops.reshape import relayout
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor
 
 aten = torch.ops.aten
@@ -116,14 +121,25 @@ def _is_u85(compile_spec: Any) -> bool:
     return _family(compile_spec) == "ethos-u85"
 
 
+def spatial_args(args: dict[str, Any], one_d: bool) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """(stride, padding, dilation) as (H, W) pairs; a 1-D convolution runs along W with H = 1."""
+    if one_d:
+        return (1, pair(args["stride"])[0]), (0, pair(args["padding"])[0]), (1, pair(args["dilation"])[0])
+    return pair(args["stride"]), pair(args["padding"]), pair(args["dilation"])
+
+
 def check_conv(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
     args = _conv_args(node)
-    if args["transposed"]:
-        return "transposed convolution is not lowered (TRANSPOSE_CONV2D not implemented)"
     shape = node.args[0].meta["val"].shape if isinstance(node.args[0], torch.fx.Node) else ()
-    if len(shape) != 4:
-        return f"only 2-D convolution (rank-4 input) is lowered, input rank is {len(shape)}"
-    stride, padding, dilation = pair(args["stride"]), pair(args["padding"]), pair(args["dilation"])
+    if len(shape) not in (3, 4):
+        return f"only 1-D and 2-D convolutions are lowered, input rank is {len(shape)}"
+    if isinstance(args["padding"], str):
+        return f"string padding {args['padding']!r} is not lowered"
+    if args["transposed"]:
+        from kiln.backends.arm.tosa.ops.transpose_conv import check_transposed
+
+        return check_transposed(node, args, compile_spec)
+    stride, padding, dilation = spatial_args(args, len(shape) == 3)
     # Vela's U55/U65 constraint (U85 runs large strides with padding and dilation too).
     if not _is_u85(compile_spec) and max(stride) > 3 and (any(padding) or max(dilation) > 1):
         return f"Vela supports stride {list(stride)} > 3 on {_family(compile_spec)} only without padding and dilation"
@@ -141,25 +157,38 @@ def _conv_args(node: torch.fx.Node) -> dict[str, Any]:
     }
 
 
+def as_2d(ctx: LoweringContext, x: QTensor, weight: ConstTensor, stem: str) -> tuple[QTensor, ConstTensor]:
+    """A 1-D convolution's input [N, C, L] as [N, C, 1, L] and its weight [O, I, K] as [O, I, 1, K]."""
+    n, c, length = x.shape
+    data = weight.data.reshape(weight.shape[0], weight.shape[1], 1, weight.shape[2])
+    return relayout(ctx, x, (n, c, 1, length), f"{stem}_2d"), replace(weight, data=data)
+
+
 @register(aten.convolution.default, aten.conv2d.default, check=check_conv)
 def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
     reason = check_conv(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
     args = _conv_args(node)
-    if isinstance(args["padding"], str):
-        raise ctx.fail(node, f"string padding {args['padding']!r} is not lowered")
     x = ctx.qtensor(node.args[0], node)
     weight = ctx.const(node.args[1], node)
+    stem = ctx.stem(node)
+    one_d = x.rank == 3
+    if one_d:
+        x, weight = as_2d(ctx, x, weight, stem)
+    if args["transposed"]:
+        from kiln.backends.arm.tosa.ops.transpose_conv import lower_transposed
+
+        lower_transposed(ctx, node, args, x, weight, one_d)
+        return
     out = ctx.output_quant(node)
     out_c, in_per_group, kh, kw = weight.shape
     groups = int(args["groups"])
-    stride, padding, dilation = pair(args["stride"]), pair(args["padding"]), pair(args["dilation"])
+    stride, padding, dilation = spatial_args(args, one_d)
     w_int8, w_scales = conv_weights(ctx, node, weight, out_c)
     acc_scales = x.scale * w_scales
     bias = quantized_bias(ctx, node, scalar_arg(node, 2, "bias", None), acc_scales)
     channels = x.shape[1]
-    stem = ctx.stem(node)
     x, pads = spatial_pads(ctx, x, (kh, kw), stride, dilation, padding, stem)
     builder = ctx.builder
     if groups == 1:
@@ -173,7 +202,13 @@ def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
     else:
         _grouped_convolution(ctx, node, out, x, w_int8, bias, acc_scales, groups, pads, stride, dilation, stem)
         return
-    ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales)
+    ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales, logical_shape=nchw(shape))
+
+
+def nchw(nhwc_shape: Sequence[int]) -> tuple[int, ...]:
+    """The logical (NCHW) shape of an NHWC TOSA shape."""
+    n, h, w, c = nhwc_shape
+    return (n, c, h, w)
 
 
 def _grouped_convolution(ctx: LoweringContext, node: torch.fx.Node, out: Any, x: QTensor, w_int8: np.ndarray,
@@ -201,4 +236,4 @@ def _grouped_convolution(ctx: LoweringContext, node: torch.fx.Node, out: Any, x:
         shape = (*part_shape[:3], out_c)
     joined = builder.op(ts.Op.CONCAT, parts, shape, out.dtype, attribute("Concat", 3), f"{stem}_cat")
     # Already in the output's quantization: finish only clamps and binds.
-    ctx.finish(node, out, joined, shape, out.dtype, out.scale, out.zero_point)
+    ctx.finish(node, out, joined, shape, out.dtype, out.scale, out.zero_point, logical_shape=nchw(shape))

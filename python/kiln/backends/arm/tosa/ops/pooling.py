@@ -1,4 +1,5 @@
-"""max_pool2d -> MAX_POOL2D; avg_pool2d / mean over H,W / adaptive avg pool to 1x1 -> AVG_POOL2D.
+"""max_pool2d -> MAX_POOL2D; avg_pool2d / mean over H,W / adaptive avg pool -> AVG_POOL2D
+(a mean over other dims is a REDUCE_SUM, reduce.py).
 
 MAX_POOL2D keeps the input's quantization (max commutes with a monotone map).
 AVG_POOL2D divides by the number of *valid* inputs, so PyTorch's default
@@ -22,6 +23,7 @@ from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.conv import spatial_pads
 from kiln.backends.arm.tosa.ops.pad import emit_pad
+from kiln.backends.arm.tosa.ops.reduce import check_reduction, is_global_pool, lower_reduction
 from kiln.backends.arm.tosa.ops.rescale import to_int16
 from kiln.backends.arm.tosa.values import QTensor
 
@@ -130,9 +132,8 @@ def check_mean(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any
         if len(shape) != 4 or any(s % o for s, o in zip(shape[2:], pair(node.args[1]))):
             return "adaptive average pooling is lowered only for output sizes dividing the input"
         return None
-    dims = sorted(int(d) % len(shape) for d in (node.args[1] or []))
-    if len(shape) != 4 or dims != [2, 3]:
-        return f"mean over dims {dims} of a rank-{len(shape)} tensor is not lowered (only H, W of NCHW)"
+    if not is_global_pool(node):
+        return check_reduction(node, compile_spec, constants)
     if shape[2] > _MAX_KERNEL or shape[2] * shape[3] > _MAX_KERNEL * _MAX_KERNEL:
         return f"global pool over {shape[2]}x{shape[3]} exceeds Vela's 256x256 kernel limit"
     return None
@@ -143,6 +144,9 @@ def lower_mean(ctx: LoweringContext, node: torch.fx.Node) -> None:
     reason = check_mean(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
+    if node.target == aten.mean.dim and not is_global_pool(node):
+        lower_reduction(ctx, node)  # any other dims: REDUCE_SUM
+        return
     x = ctx.qtensor(node.args[0], node)
     _, _, h, w = x.shape
     if node.target == aten._adaptive_avg_pool2d.default:
