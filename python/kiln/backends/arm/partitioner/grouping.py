@@ -58,7 +58,10 @@ def is_operator_node(node: torch.fx.Node) -> bool:
 
 
 def constant_nodes(graph: torch.fx.Graph, constants: Mapping[str, torch.Tensor]) -> frozenset[torch.fx.Node]:
-    """Nodes computed from constants only (weights, their dequantize and transposes)."""
+    """Nodes computed from constants only: weights, their dequantize and transposes, and
+    what creation operators (a zero initial state, index arithmetic) compute."""
+    from kiln.backends.arm.tosa.ops.constant import CREATION_OPERATORS
+
     found: set[torch.fx.Node] = set()
     for node in graph.nodes:
         if node.op == "placeholder":
@@ -67,6 +70,8 @@ def constant_nodes(graph: torch.fx.Graph, constants: Mapping[str, torch.Tensor])
         elif node.op == "call_function" and node.all_input_nodes:
             if all(source in found for source in node.all_input_nodes):
                 found.add(node)
+        elif node.op == "call_function" and operator_name(node) in CREATION_OPERATORS:
+            found.add(node)
     return frozenset(found)
 
 

@@ -22,6 +22,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
 from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
 
 if TYPE_CHECKING:
     from kiln.backends.arm.compile_spec import EthosUCompileSpec
@@ -102,6 +103,10 @@ class EthosUQuantizer(Quantizer):
         return self.global_config
 
     # ------------------------------------------------------------------ Quantizer API
+    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
+        """GRU/LSTM layers become their cells' operators, unrolled over time (see recurrent.py)."""
+        return unroll_recurrent_layers(model)
+
     def annotate(self, model: GraphModule) -> GraphModule:
         graph = model.graph
         if self.io_config is not None:

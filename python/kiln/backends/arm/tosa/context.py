@@ -13,7 +13,7 @@ import tosa_serializer as ts
 from kiln import KilnError
 from kiln.backends.arm.tosa.builder import TosaBuilder
 from kiln.backends.arm.tosa.ops.rescale import emit_clamp, emit_rescale, requantize
-from kiln.backends.arm.tosa.values import ConstTensor, QTensor
+from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm
 
 _qd = None
 
@@ -110,6 +110,37 @@ class OutputQuant:
         return low, high
 
 
+def find_output_quant(node: torch.fx.Node) -> tuple[OutputQuant | None, str]:
+    """(where ``node``'s result is quantized, "") following its single user through views and
+    fused activations, or (None, why not)."""
+    chain: list[torch.fx.Node] = []
+    low: float | None = None
+    high: float | None = None
+    current = node
+    while True:
+        users = list(current.users)
+        if len(users) != 1:
+            return None, (f"result has {len(users)} users; expected exactly one quantize node "
+                          "(is the graph quantized with PT2E reference q/dq nodes?)")
+        user = users[0]
+        if is_quantize(user):
+            break
+        if user.target in _VIEW_TARGETS and user.args[0] is current:
+            chain.append(user)  # e.g. addmm -> view -> quantize (linear on rank-3 input)
+            current = user
+            continue
+        fused = activation_range(user)
+        if fused is None or user.args[0] is not current:
+            return None, f"result feeds {user.target} instead of a quantize node"
+        low = fused[0] if low is None else (low if fused[0] is None else max(low, fused[0]))
+        high = fused[1] if high is None else (high if fused[1] is None else min(high, fused[1]))
+        chain.append(user)
+        current = user
+    scale, zero_point, qmin, qmax, dtype = user.args[1:6]
+    return OutputQuant(user, float(scale), int(zero_point), tosa_dtype_of(dtype), int(qmin), int(qmax),
+                       low, high, chain), ""
+
+
 class LoweringContext:
     """Maps FX nodes to TOSA values and gives op lowerings their common helpers."""
 
@@ -119,6 +150,8 @@ class LoweringContext:
         self.name = name
         self.builder = TosaBuilder()
         self.values: dict[torch.fx.Node, QTensor | ConstTensor] = {}
+        # Results of multi-output operators (split), picked by their getitem nodes.
+        self.parts: dict[torch.fx.Node, list[QTensor | ConstTensor]] = {}
         self.consumed: set[torch.fx.Node] = set()
 
     # ------------------------------------------------------------------ errors
@@ -129,16 +162,29 @@ class LoweringContext:
     def bind(self, node: torch.fx.Node, value: QTensor | ConstTensor) -> None:
         self.values[node] = value
 
+    def bind_parts(self, node: torch.fx.Node, parts: list[QTensor | ConstTensor]) -> None:
+        self.parts[node] = parts
+
     def value(self, arg: Any, user: torch.fx.Node) -> QTensor | ConstTensor:
         if not isinstance(arg, torch.fx.Node) or arg not in self.values:
             raise self.fail(user, f"input {arg!r} has no lowered value (not quantized, or an unsupported producer)")
         return self.values[arg]
 
     def qtensor(self, arg: Any, user: torch.fx.Node) -> QTensor:
+        """``arg`` as a quantized tensor; a constant quantized per tensor becomes a TOSA constant."""
         value = self.value(arg, user)
-        if not isinstance(value, QTensor):
-            raise self.fail(user, f"input {arg} is a constant; only weights and biases may be constant")
-        return value
+        if isinstance(value, QTensor):
+            return value
+        if not value.is_quantized or value.data.dtype not in (np.int8, np.int16) or \
+                np.asarray(value.scales).size != 1:
+            raise self.fail(user, f"input {arg} is a constant that is not quantized per tensor to int8/int16")
+        zero_point = 0 if value.zero_points is None else int(np.asarray(value.zero_points).reshape(-1)[0])
+        tensor = QTensor("", value.shape, tosa_dtype_of(torch.from_numpy(value.data).dtype),
+                         float(np.asarray(value.scales).reshape(-1)[0]), zero_point)
+        data = value.data.transpose(canonical_perm(tensor.rank))
+        tensor = tensor.renamed(self.builder.const(data, f"{arg.name}_const"))
+        self.values[arg] = tensor  # one TOSA constant however many operators read it
+        return tensor
 
     def const(self, arg: Any, user: torch.fx.Node) -> ConstTensor:
         value = self.value(arg, user)
@@ -155,32 +201,10 @@ class LoweringContext:
     # ------------------------------------------------------------------ outputs
     def output_quant(self, node: torch.fx.Node) -> OutputQuant:
         """Follows ``node``'s single user through fused activations to its quantize node."""
-        chain: list[torch.fx.Node] = []
-        low: float | None = None
-        high: float | None = None
-        current = node
-        while True:
-            users = list(current.users)
-            if len(users) != 1:
-                raise self.fail(node, f"result has {len(users)} users; expected exactly one quantize node "
-                                      "(is the graph quantized with PT2E reference q/dq nodes?)")
-            user = users[0]
-            if is_quantize(user):
-                break
-            if user.target in _VIEW_TARGETS and user.args[0] is current:
-                chain.append(user)  # e.g. addmm -> view -> quantize (linear on rank-3 input)
-                current = user
-                continue
-            fused = activation_range(user)
-            if fused is None or user.args[0] is not current:
-                raise self.fail(node, f"result feeds {user.target} instead of a quantize node")
-            low = fused[0] if low is None else (low if fused[0] is None else max(low, fused[0]))
-            high = fused[1] if high is None else (high if fused[1] is None else min(high, fused[1]))
-            chain.append(user)
-            current = user
-        scale, zero_point, qmin, qmax, dtype = user.args[1:6]
-        return OutputQuant(user, float(scale), int(zero_point), tosa_dtype_of(dtype), int(qmin), int(qmax),
-                           low, high, chain)
+        found, problem = find_output_quant(node)
+        if found is None:
+            raise self.fail(node, problem)
+        return found
 
     def finish(
         self,

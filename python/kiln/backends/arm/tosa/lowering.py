@@ -23,6 +23,7 @@ from kiln.backends.arm.tosa.context import (
 )
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import lower_table, table_region
+from kiln.backends.arm.tosa.ops.constant import fold, is_foldable
 from kiln.backends.arm.tosa.ops.reshape import lower_getitem
 from kiln.backends.arm.tosa.subgraph import TosaIO, TosaSubgraph
 from kiln.backends.arm.tosa.values import ConstTensor, NHWC, QTensor, moves_data
@@ -138,10 +139,19 @@ class _Walker:
         elif getattr(target, "__name__", "").split(".")[0] in _IGNORED_TARGETS:
             return
         else:
+            entry = self.registry.get(target)
+            if is_foldable(node, ctx.values, "" if entry is None else entry.name):
+                folded = fold(node, ctx.values)
+                if folded is None:
+                    raise ctx.fail(node, "a computation on constants that gives neither a tensor nor a list")
+                if isinstance(folded, list):
+                    ctx.bind_parts(node, folded)
+                else:
+                    ctx.bind(node, folded)
+                return
             if table_region(node, ctx.compile_spec) is not None:
                 lower_table(ctx, node)  # e.g. x + 3 ... / 6 of a decomposed hardswish: one TABLE
                 return
-            entry = self.registry.get(target)
             reason = "no TOSA lowering for this operator" if entry is None else entry.check(node, ctx.compile_spec)
             if reason is not None:
                 raise ctx.fail(node, reason)

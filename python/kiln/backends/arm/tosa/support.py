@@ -30,7 +30,7 @@ from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, tab
 # Operators whose result is an exact rearrangement of their quantized input: the
 # lowering binds the result to the input's quantization, no quantize node needed.
 _DATA_MOVEMENT = {"lower_view", "lower_permute", "lower_identity", "lower_expand", "lower_max_pool",
-                  "lower_constant_pad", "lower_upsample_nearest"}
+                  "lower_constant_pad", "lower_upsample_nearest", "lower_slice", "lower_select", "lower_split"}
 
 
 def _lowering_name(node: torch.fx.Node) -> str:
@@ -70,17 +70,22 @@ def is_lowerable(node: torch.fx.Node, compile_spec: Any,
 _FIRST_RESULT_ONLY = (torch.ops.aten.max_pool2d_with_indices.default, torch.ops.aten.native_layer_norm.default)
 
 
+# Multi-output operators whose every result the lowering binds.
+_ALL_RESULTS = (torch.ops.aten.split_with_sizes.default, torch.ops.aten.split_with_sizes_copy.default)
+
+
 def getitem_support(node: torch.fx.Node) -> tuple[bool, str]:
     source = getattr(node.args[0], "target", None)
-    if node.args[1] == 0 and source in _FIRST_RESULT_ONLY:
+    if (node.args[1] == 0 and source in _FIRST_RESULT_ONLY) or source in _ALL_RESULTS:
         return True, ""
-    return False, "only the first result of max_pool2d_with_indices and native_layer_norm is lowered"
+    return False, ("only the results of split_with_sizes and the first result of max_pool2d_with_indices and "
+                   "native_layer_norm are lowered")
 
 
 def _through_data_movement(node: Any, inside: set[torch.fx.Node]) -> Any:
     """Walks back through the group's layout-only operators to where the value comes from."""
     while isinstance(node, torch.fx.Node) and node in inside:
-        if node.target is operator.getitem:  # the first result of a max pool is a max pool's
+        if node.target is operator.getitem:  # a part of a split, the first result of a max pool
             node = node.args[0]
         elif _lowering_name(node) in _DATA_MOVEMENT:
             node = node.args[0]
@@ -145,10 +150,10 @@ def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> s
                         "without a quantize node between them")
         if _lowering_name(node) in _DATA_MOVEMENT or node.target is operator.getitem:
             continue
-        if _lowering_name(node) == "lower_cat" and not any(is_quantize(u) for u in node.users):
-            continue  # a concatenation of same-quantized inputs stays in their quantization
         chain, problem = _fused_chain(node, inside)
         if problem is not None:
+            if _lowering_name(node) == "lower_cat":
+                continue  # a concatenation of same-quantized inputs stays in their quantization
             return problem
         covered.update(chain)
     return None

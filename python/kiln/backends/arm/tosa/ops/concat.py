@@ -9,7 +9,7 @@ import torch
 import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.builder import attribute
-from kiln.backends.arm.tosa.context import LoweringContext, is_quantize, scalar_arg
+from kiln.backends.arm.tosa.context import LoweringContext, find_output_quant, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.values import QTensor, canonical_perm
 
@@ -28,10 +28,9 @@ def lower_cat(ctx: LoweringContext, node: torch.fx.Node) -> None:
     inputs = [ctx.qtensor(arg, node) for arg in node.args[0]]
     rank = len(ctx.shape_of(node))
     dim = int(scalar_arg(node, 1, "dim", 0)) % rank
-    users = list(node.users)
     stem = ctx.stem(node)
-    if len(users) == 1 and is_quantize(users[0]):
-        out = ctx.output_quant(node)
+    out, _ = find_output_quant(node)
+    if out is not None:  # quantized (after views: a stack is cat + view)
         scale, zero_point, dtype = out.scale, out.zero_point, out.dtype
     else:
         first = inputs[0]

@@ -137,10 +137,14 @@ def lower_expand(ctx: LoweringContext, node: torch.fx.Node) -> None:
 
 
 def lower_getitem(ctx: LoweringContext, node: torch.fx.Node) -> None:
-    """``getitem(x, 0)`` of a multi-output op whose first output was bound (max_pool2d)."""
+    """``getitem(x, i)`` of a split (its parts), or ``getitem(x, 0)`` of a multi-output op whose
+    first output was bound (max_pool2d)."""
     source, index = node.args[0], node.args[1]
     if not node.users:
         return  # an output nobody reads (max pool's indices)
+    if source in ctx.parts:
+        ctx.bind(node, ctx.parts[source][index])
+        return
     if index != 0 or source not in ctx.values:
         raise ctx.fail(node, f"output {index} of {source} is not lowered")
     ctx.bind(node, ctx.values[source])

@@ -1,0 +1,67 @@
+"""Values computed from constants only, folded while lowering.
+
+A subgraph may compute tensors that depend on no input: a GRU's zero initial state
+(``full``), the index arithmetic of an upsampling (``arange``, ``mul``, ``_to_copy``), a fully
+connected layer of that zero state. The lowering evaluates them once with PyTorch on the
+constants' values - the arithmetic the quantized model does - and binds the result as a
+constant; an operator that takes such a constant where it expects an activation gets it
+as a TOSA constant tensor (``LoweringContext.qtensor``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from kiln.backends.arm.tosa.values import ConstTensor
+
+aten = torch.ops.aten
+
+# Operators that make a tensor from their arguments alone (no tensor inputs). Random or
+# uninitialised ones (rand, empty) are not constants.
+CREATION_OPERATORS = frozenset({
+    "aten::full", "aten::zeros", "aten::ones", "aten::arange", "aten::arange.start", "aten::arange.start_step",
+    "aten::scalar_tensor",
+})
+
+# Lowerings that keep a constant's quantization (per-channel weight scales) when they move
+# it: a constant going through them is not folded.
+_QUANTIZATION_PRESERVING = {"lower_view", "lower_permute", "lower_identity", "lower_expand"}
+
+
+def operator_name(target: Any) -> str:
+    schema = getattr(target, "_schema", None)
+    if schema is None:
+        return str(target)
+    overload = getattr(target, "_overloadname", "default")
+    return schema.name + ("" if overload == "default" else f".{overload}")
+
+
+def torch_value(value: ConstTensor) -> torch.Tensor:
+    """The tensor the quantized model computes with: dequantized if quantized, else as stored."""
+    return torch.from_numpy(np.ascontiguousarray(value.dequantized() if value.is_quantized else value.data))
+
+
+def is_foldable(node: torch.fx.Node, values: dict[torch.fx.Node, Any], lowering_name: str) -> bool:
+    """True if ``node`` computes a tensor from constants only and no lowering needs to keep
+    its inputs' quantization."""
+    inputs = node.all_input_nodes
+    if not inputs:
+        return operator_name(node.target) in CREATION_OPERATORS
+    if lowering_name in _QUANTIZATION_PRESERVING:
+        return False
+    return all(isinstance(values.get(source), ConstTensor) for source in inputs)
+
+
+def fold(node: torch.fx.Node, values: dict[torch.fx.Node, Any]) -> ConstTensor | list[ConstTensor] | None:
+    """``node`` evaluated on its constant inputs: a constant, a list of them (a split), or None
+    if it gives something else."""
+    args, kwargs = torch.fx.map_arg((node.args, node.kwargs), lambda source: torch_value(values[source]))
+    result = node.target(*args, **kwargs)
+    if isinstance(result, torch.Tensor):
+        return ConstTensor(result.detach().contiguous().numpy())
+    if isinstance(result, (list, tuple)) and all(isinstance(r, torch.Tensor) for r in result):
+        return [ConstTensor(r.detach().contiguous().numpy()) for r in result]
+    return None
