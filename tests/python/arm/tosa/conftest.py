@@ -16,8 +16,10 @@ def u55_spec() -> Any:
 
 
 @pytest.fixture(scope="session")
-def lowered_case(qdq: ModuleType, u55_spec: Any) -> Any:
-    """``lowered_case(name) -> (case, int8 inputs, graph module, TosaSubgraph)``, cached."""
+def lowered_case(qdq: ModuleType) -> Any:
+    """``lowered_case(name) -> (case, int8 inputs, graph module, TosaSubgraph)``, cached; lowered
+    for ethos-u55-128, or ethos-u85-256 for the U85-only cases."""
+    from kiln.backends.arm import EthosUCompileSpec
     from kiln.backends.arm.tosa import lower_to_tosa
 
     cache: dict[str, Any] = {}
@@ -27,7 +29,8 @@ def lowered_case(qdq: ModuleType, u55_spec: Any) -> Any:
             case, floats = qdq.CASES[name]()
             ints = case.calibrate(*floats)
             graph = qdq.export_graph(case, ints)
-            cache[name] = (case, ints, graph, lower_to_tosa(graph, u55_spec, name=name))
+            spec = EthosUCompileSpec(qdq.lowering_target(name))
+            cache[name] = (case, ints, graph, lower_to_tosa(graph, spec, name=name))
         return cache[name]
 
     return get

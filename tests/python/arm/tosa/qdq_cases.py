@@ -189,6 +189,23 @@ def _unary(fn: Callable[[torch.Tensor], torch.Tensor], scale: float = 3.0, shape
     return QCase(lambda self, x: fn(x), share_output=share_output), [torch.randn(*shape) * scale]
 
 
+def _upsample_decomposed(mode: str, factor: int, shape: Sequence[int] = (1, 3, 4, 5),
+                         align_corners: bool = False) -> tuple[QCase, list[torch.Tensor]]:
+    """F.interpolate as the quantization flow's ATen IR has it: index reads with arange-computed
+    indices (and, for bilinear, blending weights), from PyTorch's own decompositions."""
+    from torch._decomp import decompositions
+
+    size = [shape[2] * factor, shape[3] * factor]
+    if mode == "nearest":
+        def body(self: QCase, t: torch.Tensor) -> torch.Tensor:
+            return decompositions.upsample_nearest2d(t, size)
+    else:
+        def body(self: QCase, t: torch.Tensor) -> torch.Tensor:
+            return decompositions.upsample_bilinear2d(t, size, align_corners)
+    torch.manual_seed(7)
+    return QCase(body, share_output=True), [torch.randn(*shape) * 2]
+
+
 def _layer_norm(shape: Sequence[int], affine: bool = True) -> tuple[QCase, list[torch.Tensor]]:
     torch.manual_seed(4)
     n = shape[-1]
@@ -268,7 +285,29 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "chunk_mul": lambda: _unary(lambda t: torch.mul(*t.chunk(2, dim=1)), shape=(1, 6, 4, 4)),
     "split_reorder": lambda: _unary(lambda t: torch.cat(t.split([1, 2, 3], dim=-1)[::-1], dim=-1),
                                     shape=(1, 4, 6), share_output=True),
+    "upsample_nearest_index_form": lambda: _upsample_decomposed("nearest", 2),
+    "upsample_nearest_index_form_4x": lambda: _upsample_decomposed("nearest", 4, shape=(1, 2, 3, 3)),
+    "upsample_bilinear_index_form": lambda: _upsample_decomposed("bilinear", 2),
+    "upsample_bilinear_aligned_index_form": lambda: _upsample_decomposed("bilinear", 3, align_corners=True),
+    "upsample_bilinear": lambda: _unary(lambda t: F.interpolate(t, scale_factor=2, mode="bilinear"),
+                                       shape=(1, 3, 4, 5), share_output=True),
     "layer_norm": lambda: _layer_norm((1, 6, 32)),
     "layer_norm_plain_rows": lambda: _layer_norm((4, 16), affine=False),
     "layer_norm_rank4": lambda: _layer_norm((1, 3, 4, 24)),
 }
+
+# Cases only Ethos-U85 runs (Vela compiles them for U85 and not for U55/U65): lowered for
+# ethos-u85-256; the others for ethos-u55-128 (and they compile for every target).
+U85_ONLY = frozenset({
+    "upsample_bilinear", "upsample_bilinear_index_form", "upsample_bilinear_aligned_index_form",
+})
+
+
+def lowering_target(name: str) -> str:
+    """The target a case is lowered for in the tests."""
+    return "ethos-u85-256" if name in U85_ONLY else "ethos-u55-128"
+
+
+def names_for(family: str) -> list[str]:
+    """The cases a target family runs ("ethos-u55", "ethos-u65", "ethos-u85")."""
+    return sorted(name for name in CASES if family == "ethos-u85" or name not in U85_ONLY)

@@ -81,6 +81,8 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::repeat": OperatorSupport("TILE", kind="data"),
     "aten::constant_pad_nd": OperatorSupport("PAD", kind="data"),
     "aten::upsample_nearest2d.vec": OperatorSupport("RESIZE (nearest)"),
+    # Quantized F.interpolate traces to index reads with computed indices (resize.py).
+    "aten::index.Tensor": OperatorSupport("RESIZE (an upsampling's quantized form)"),
     # U85 only (Vela lists these operators for Ethos-U85 and not for U55/U65).
     "aten::upsample_bilinear2d.vec": OperatorSupport("RESIZE (bilinear)", U85_ONLY),
     "aten::eq.Tensor": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),

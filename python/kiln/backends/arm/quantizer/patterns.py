@@ -79,6 +79,8 @@ SHARED = {
     aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
     aten.mean.dim, aten.mean.default,
     aten.upsample_nearest2d.default, aten.upsample_nearest2d.vec,
+    # A bilinear sample is a convex combination of inputs: it stays in the input's range.
+    aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,
     aten.pad.default, aten.constant_pad_nd.default,
     aten.clone.default, aten.contiguous.default, aten.dropout.default, aten.alias.default,
     aten.slice.Tensor, aten.slice_copy.Tensor, aten.select.int, aten.expand.default,

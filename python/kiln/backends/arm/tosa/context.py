@@ -12,6 +12,7 @@ import tosa_serializer as ts
 
 from kiln import KilnError
 from kiln.backends.arm.tosa.builder import TosaBuilder
+from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.rescale import emit_clamp, emit_rescale, requantize
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm
 
@@ -38,6 +39,14 @@ def is_dequantize(node: Any) -> bool:
     return isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target in (
         qd().dequantize_per_tensor.default, qd().dequantize_per_channel.default,
     )
+
+
+# Nodes that carry no computation in an exported graph.
+_NO_COMPUTATION = {"_assert_tensor_metadata", "sym_size", "_assert_scalar", "sym_constrain_range_for_size"}
+
+
+def carries_no_computation(node: torch.fx.Node) -> bool:
+    return node.op == "call_function" and getattr(node.target, "__name__", "").split(".")[0] in _NO_COMPUTATION
 
 
 _TORCH_TO_TOSA = {torch.int8: ts.DType.INT8, torch.int16: ts.DType.INT16, torch.int32: ts.DType.INT32}
@@ -153,6 +162,16 @@ class LoweringContext:
         # Results of multi-output operators (split), picked by their getitem nodes.
         self.parts: dict[torch.fx.Node, list[QTensor | ConstTensor]] = {}
         self.consumed: set[torch.fx.Node] = set()
+        # Values of nodes computed from constants only, on demand (index arithmetic ...).
+        self.constants = ConstantEvaluator(self._constant_leaf)
+
+    def _constant_leaf(self, node: torch.fx.Node) -> torch.Tensor | None:
+        if node.op != "get_attr":
+            return None
+        value: Any = self.graph_module
+        for part in str(node.target).split("."):
+            value = getattr(value, part)
+        return value if isinstance(value, torch.Tensor) else None
 
     # ------------------------------------------------------------------ errors
     def fail(self, node: torch.fx.Node, reason: str) -> TosaLoweringError:
@@ -205,6 +224,11 @@ class LoweringContext:
         if found is None:
             raise self.fail(node, problem)
         return found
+
+    def output_quant_at(self, quantize: torch.fx.Node) -> OutputQuant:
+        """The quantization of quantize node ``quantize`` (for regions lowered as a whole)."""
+        scale, zero_point, qmin, qmax, dtype = quantize.args[1:6]
+        return OutputQuant(quantize, float(scale), int(zero_point), tosa_dtype_of(dtype), int(qmin), int(qmax))
 
     def finish(
         self,

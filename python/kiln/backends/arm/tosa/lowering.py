@@ -19,7 +19,7 @@ import torch
 import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.context import (
-    LoweringContext, TosaLoweringError, is_dequantize, qd, tosa_dtype_of,
+    LoweringContext, TosaLoweringError, carries_no_computation, is_dequantize, qd, tosa_dtype_of,
 )
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import lower_table, table_region
@@ -32,9 +32,6 @@ from kiln.backends.arm.tosa.builder import DTYPE_NAMES
 logger = logging.getLogger(__name__)
 
 aten = torch.ops.aten
-
-# Nodes that carry no computation in an exported graph.
-_IGNORED_TARGETS = {"_assert_tensor_metadata", "sym_size", "_assert_scalar", "sym_constrain_range_for_size"}
 
 
 def _attribute(module: torch.nn.Module, path: str) -> Any:
@@ -136,7 +133,7 @@ class _Walker:
             self.dequantize(node)
         elif target == qd().quantize_per_tensor.default:
             self.quantize(node)
-        elif getattr(target, "__name__", "").split(".")[0] in _IGNORED_TARGETS:
+        elif carries_no_computation(node):
             return
         else:
             entry = self.registry.get(target)

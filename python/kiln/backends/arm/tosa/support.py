@@ -26,6 +26,8 @@ import torch
 from kiln.backends.arm.tosa.context import _VIEW_TARGETS, activation_range, is_dequantize, is_quantize, qd
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
+from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
+from kiln.backends.arm.tosa.ops.resize import upsample_region
 
 # Operators whose result is an exact rearrangement of their quantized input: the
 # lowering binds the result to the input's quantization, no quantize node needed.
@@ -132,8 +134,13 @@ def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> s
     """
     inside = set(nodes)
     covered: set[torch.fx.Node] = set()
+    no_leaves = ConstantEvaluator(lambda _: None)  # index arithmetic starts from creation operators
     for node in nodes:
         if node in covered or node.target is operator.getitem:
+            continue
+        upsampling = upsample_region(node, no_leaves)
+        if upsampling is not None and set(upsampling.nodes) <= inside:
+            covered.update(upsampling.nodes)  # lowered as one RESIZE
             continue
         region = _table_region(node, inside, compile_spec)
         if region is not None:

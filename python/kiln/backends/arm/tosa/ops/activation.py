@@ -68,7 +68,7 @@ class UnaryRegion:
     quantize: torch.fx.Node
 
 
-def _value_key(node: torch.fx.Node) -> Any:
+def value_key(node: torch.fx.Node) -> Any:
     """Copies of one dequantize (the partitioner gives each user its own) are one value."""
     if node.op == "call_function" and node.target == qd().dequantize_per_tensor.default:
         return ("dequantize", *node.args, *sorted(node.kwargs.items()))
@@ -77,7 +77,7 @@ def _value_key(node: torch.fx.Node) -> Any:
 
 def unary_region(node: torch.fx.Node) -> UnaryRegion | None:
     """The region starting at ``node`` if it can become one TABLE, else None."""
-    sources = {_value_key(a): a for a in tensor_args(node)}
+    sources = {value_key(a): a for a in tensor_args(node)}
     if len(sources) != 1 or not is_pointwise(node):
         return None
     key, source = next(iter(sources.items()))
@@ -97,7 +97,7 @@ def unary_region(node: torch.fx.Node) -> UnaryRegion | None:
         frontier.extend(current.users)
     if len(quantizes) != 1:
         return None
-    if any(arg not in region and _value_key(arg) != key for n in region for arg in tensor_args(n)):
+    if any(arg not in region and value_key(arg) != key for n in region for arg in tensor_args(n)):
         return None
     order = [n for n in node.graph.nodes if n in region]
     return UnaryRegion(source, order, quantizes.pop())
@@ -143,7 +143,7 @@ def table_region(node: torch.fx.Node, compile_spec: Any) -> UnaryRegion | None:
 
 
 def check_table(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
-    if len({_value_key(a) for a in tensor_args(node)}) != 1:
+    if len({value_key(a) for a in tensor_args(node)}) != 1:
         return "not a function of one tensor (cannot be a TABLE)"
     return None
 

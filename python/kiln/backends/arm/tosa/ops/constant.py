@@ -50,9 +50,10 @@ def is_foldable(node: torch.fx.Node, values: dict[torch.fx.Node, Any], lowering_
     inputs = node.all_input_nodes
     if not inputs:
         return operator_name(node.target) in CREATION_OPERATORS
-    if lowering_name in _QUANTIZATION_PRESERVING:
+    constants = [values.get(source) for source in inputs]
+    if not all(isinstance(value, ConstTensor) for value in constants):
         return False
-    return all(isinstance(values.get(source), ConstTensor) for source in inputs)
+    return lowering_name not in _QUANTIZATION_PRESERVING or not any(value.is_quantized for value in constants)
 
 
 def fold(node: torch.fx.Node, values: dict[torch.fx.Node, Any]) -> ConstTensor | list[ConstTensor] | None:
@@ -65,3 +66,37 @@ def fold(node: torch.fx.Node, values: dict[torch.fx.Node, Any]) -> ConstTensor |
     if isinstance(result, (list, tuple)) and all(isinstance(r, torch.Tensor) for r in result):
         return [ConstTensor(r.detach().contiguous().numpy()) for r in result]
     return None
+
+
+class ConstantEvaluator:
+    """Values of nodes computed from constants only, evaluated on demand with PyTorch.
+
+    ``leaf(node)`` gives the tensor of a placeholder or ``get_attr`` node, or None when it
+    is not a constant; creation operators need no leaf. :meth:`value` is None for nodes
+    that depend on something else.
+    """
+
+    def __init__(self, leaf: Any) -> None:
+        self._leaf = leaf
+        self._memo: dict[torch.fx.Node, torch.Tensor | None] = {}
+
+    def value(self, node: Any) -> torch.Tensor | None:
+        if not isinstance(node, torch.fx.Node):
+            return None
+        if node not in self._memo:
+            self._memo[node] = self._evaluate(node)
+        return self._memo[node]
+
+    def _evaluate(self, node: torch.fx.Node) -> torch.Tensor | None:
+        if node.op in ("placeholder", "get_attr"):
+            return self._leaf(node)
+        if node.op != "call_function":
+            return None
+        if not node.all_input_nodes and operator_name(node.target) not in CREATION_OPERATORS:
+            return None
+        inputs = {source: self.value(source) for source in node.all_input_nodes}
+        if any(value is None for value in inputs.values()):
+            return None
+        args, kwargs = torch.fx.map_arg((node.args, node.kwargs), inputs.__getitem__)
+        result = node.target(*args, **kwargs)
+        return result if isinstance(result, torch.Tensor) else None
