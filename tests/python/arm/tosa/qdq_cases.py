@@ -206,6 +206,31 @@ def _upsample_decomposed(mode: str, factor: int, shape: Sequence[int] = (1, 3, 4
     return QCase(body, share_output=True), [torch.randn(*shape) * 2]
 
 
+class QGather(torch.nn.Module):
+    """``quantize(table[ids])`` of an int8 table quantized per tensor, its result in the
+    table's quantization; ``ids`` are int32 (what the NPU's GATHER reads)."""
+
+    def __init__(self, table: torch.Tensor, select: bool = False) -> None:
+        super().__init__()
+        self.select = select
+        self.qparams = affine_qparams(table)
+        self.register_buffer("table", q(table, self.qparams))
+
+    def calibrate(self, ids: torch.Tensor) -> list[torch.Tensor]:
+        return [ids]
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        table = dq(self.table, self.qparams)
+        rows = torch.index_select(table, 0, ids) if self.select else F.embedding(ids, table)
+        return q(rows, self.qparams)
+
+
+def _gather(select: bool = False) -> tuple[QGather, list[torch.Tensor]]:
+    torch.manual_seed(8)
+    ids = torch.randint(0, 40, (7,) if select else (2, 5), dtype=torch.int32)
+    return QGather(torch.randn(40, 12), select), [ids]
+
+
 def _layer_norm(shape: Sequence[int], affine: bool = True) -> tuple[QCase, list[torch.Tensor]]:
     torch.manual_seed(4)
     n = shape[-1]
@@ -291,6 +316,12 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "upsample_bilinear_aligned_index_form": lambda: _upsample_decomposed("bilinear", 3, align_corners=True),
     "upsample_bilinear": lambda: _unary(lambda t: F.interpolate(t, scale_factor=2, mode="bilinear"),
                                        shape=(1, 3, 4, 5), share_output=True),
+    "embedding": lambda: _gather(),
+    "index_select_rows": lambda: _gather(select=True),
+    "permute_rank5": lambda: _unary(lambda t: t.reshape(1, 2, 3, 4, 5).permute(0, 2, 4, 3, 1), shape=(2, 3, 4, 5),
+                                    share_output=True),
+    "patchify_rank6": lambda: _unary(lambda t: t.reshape(1, 3, 2, 4, 2, 4).permute(0, 2, 4, 3, 5, 1).reshape(1, 4, 48),
+                                     shape=(1, 3, 8, 8), share_output=True),
     "layer_norm": lambda: _layer_norm((1, 6, 32)),
     "layer_norm_plain_rows": lambda: _layer_norm((4, 16), affine=False),
     "layer_norm_rank4": lambda: _layer_norm((1, 3, 4, 24)),
@@ -300,6 +331,7 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
 # ethos-u85-256; the others for ethos-u55-128 (and they compile for every target).
 U85_ONLY = frozenset({
     "upsample_bilinear", "upsample_bilinear_index_form", "upsample_bilinear_aligned_index_form",
+    "embedding", "index_select_rows",
 })
 
 

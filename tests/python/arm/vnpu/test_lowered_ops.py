@@ -22,7 +22,6 @@ import pytest
 # Delegable on paper but never found in a graph the lowering sees, with the reason.
 NOT_IN_ANY_GRAPH = {
     "aten::alias": "torch.export's core-ATen decomposition removes it",
-    "aten::clone": "torch.export's core-ATen decomposition removes it",
     "aten::squeeze.dim": "core ATen turns it into squeeze.dims",
     "aten::hardswish": "core ATen decomposes it; the 'hardswish' case lowers the pieces to one TABLE",
     "aten::hardsigmoid": "core ATen decomposes it; the 'hardsigmoid' case lowers the pieces to one TABLE",

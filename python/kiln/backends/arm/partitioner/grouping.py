@@ -33,6 +33,16 @@ QUANTIZE_OPS = frozenset(
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel"}
 )
 NPU_DTYPES = (torch.int8, torch.int16)
+# Operators reading a table at integer positions, and which argument holds the positions:
+# that input crosses the delegate boundary as it is (int32: what the NPU's GATHER reads).
+INDEX_OPERANDS = {"aten::embedding": 1, "aten::index_select": 2}
+NPU_INDEX_DTYPE = torch.int32
+
+
+def is_index_operand(node: torch.fx.Node, source: torch.fx.Node) -> bool:
+    """True if ``source`` is the positions argument of an index-reading operator ``node``."""
+    position = INDEX_OPERANDS.get(operator_name(node)) if node.op == "call_function" else None
+    return position is not None and len(node.args) > position and node.args[position] is source
 
 
 def is_quantize(node: torch.fx.Node) -> bool:
@@ -136,6 +146,13 @@ def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> Quan
         for source in node.all_input_nodes:
             if source in inside or source in constant:
                 continue
+            if is_index_operand(node, source):
+                dtype = _value_dtype(source)
+                if dtype != NPU_INDEX_DTYPE:
+                    group.reason = (f"indices '{source.name}' of '{node.name}' are {dtype}; the NPU's GATHER reads "
+                                    "int32 indices (give the model int32 indices)")
+                    return group
+                continue
             if not is_dequantize(source):
                 group.reason = (
                     f"input '{source.name}' of '{node.name}' is not quantized "
@@ -160,6 +177,11 @@ def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> Quan
                 return group
             group.output_quantize.append(user)
     return group
+
+
+def _value_dtype(node: torch.fx.Node) -> Optional[torch.dtype]:
+    value = node.meta.get("val")
+    return value.dtype if isinstance(value, torch.Tensor) else None
 
 
 def _describe(node: torch.fx.Node) -> str:

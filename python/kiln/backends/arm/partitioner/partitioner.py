@@ -27,10 +27,12 @@ from kiln.backends.arm.partitioner.checks import (
 )
 from kiln.backends.arm.partitioner.grouping import (
     NPU_DTYPES,
+    NPU_INDEX_DTYPE,
     Partition,
     QuantizedGroup,
     constant_nodes,
     grow_partitions,
+    is_index_operand,
     is_operator_node,
     is_quantize,
     quantized_groups,
@@ -138,6 +140,8 @@ class EthosUPartitioner:
         for node in partition.nodes:
             for source in node.all_input_nodes:
                 if source in inside or (source.op == "placeholder" and source.name in constants):
+                    continue
+                if is_index_operand(node, source) and _dtype(source) == NPU_INDEX_DTYPE:
                     continue
                 if _dtype(source) not in NPU_DTYPES:
                     problem = problem or f"would take '{source.name}' as {_dtype(source)}, not int8/int16"

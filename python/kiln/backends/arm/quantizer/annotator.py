@@ -83,6 +83,8 @@ class GraphAnnotator:
                 self._annotate_own_output(node, config)
             elif target in patterns.CONCAT:
                 self._annotate_concat(node, config)
+            elif target in patterns.GATHER:
+                self._annotate_gather(node, config)
             elif target in patterns.SHARED:
                 self._annotate_shared(node, config)
 
@@ -150,6 +152,12 @@ class GraphAnnotator:
             return
         spec = self.input_spec(source, config)
         _annotate(node, {source: spec}, SharedQuantizationSpec((source, node)))
+
+    def _annotate_gather(self, node: Node, config: QuantizationConfig) -> None:
+        table = node.args[0]
+        if not (_is_float_tensor(table) and _is_float_tensor(node)):
+            return
+        _annotate(node, {table: self.input_spec(table, config)}, SharedQuantizationSpec((table, node)))
 
     def _annotate_concat(self, node: Node, config: QuantizationConfig) -> None:
         tensors = node.args[0]

@@ -90,3 +90,7 @@ SHARED = {
 }
 
 CONCAT = {aten.cat.default, aten.concat.default, aten.stack.default}
+
+# Reads of a table (args[0]) at integer positions: the result holds table values, so it
+# shares the table's qparams (an embedding's weight is quantized per tensor for that).
+GATHER = {aten.embedding.default, aten.index_select.default}

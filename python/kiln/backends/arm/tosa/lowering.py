@@ -63,6 +63,13 @@ class _Walker:
             raise ctx.fail(node, f"input must be an int8/int16/int32 tensor (the CPU quantizes at the boundary), "
                                  f"got {getattr(fake, 'dtype', None)}")
         dequantizes = [u for u in node.users if u.target == qd().dequantize_per_tensor.default]
+        if not dequantizes and fake.dtype == torch.int32:
+            # Integer positions for a GATHER (an embedding's token ids): not quantized.
+            value = QTensor("", tuple(int(d) for d in fake.shape), ts.DType.INT32, 1.0, 0)
+            value = value.renamed(ctx.builder.add_input(value.tosa_shape, ts.DType.INT32))
+            ctx.bind(node, value)
+            self.inputs.append(_io_info(node, value, self.nhwc_io))
+            return
         if not dequantizes:
             raise ctx.fail(node, "input is not followed by dequantize_per_tensor")
         scale, zero_point = float(dequantizes[0].args[1]), int(dequantizes[0].args[2])

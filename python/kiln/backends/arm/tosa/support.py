@@ -32,7 +32,8 @@ from kiln.backends.arm.tosa.ops.resize import upsample_region
 # Operators whose result is an exact rearrangement of their quantized input: the
 # lowering binds the result to the input's quantization, no quantize node needed.
 _DATA_MOVEMENT = {"lower_view", "lower_permute", "lower_identity", "lower_expand", "lower_max_pool",
-                  "lower_constant_pad", "lower_upsample_nearest", "lower_slice", "lower_select", "lower_split"}
+                  "lower_constant_pad", "lower_upsample_nearest", "lower_slice", "lower_select", "lower_split",
+                  "lower_gather"}
 
 
 def _lowering_name(node: torch.fx.Node) -> str:

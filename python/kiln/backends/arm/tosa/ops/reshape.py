@@ -96,8 +96,8 @@ def check_permute(node: torch.fx.Node, compile_spec: Any, constants: Collection[
     arg = node.args[0]
     shape = tuple(arg.meta["val"].shape) if isinstance(arg, torch.fx.Node) else ()
     rank = len(shape)
-    if rank > 4:
-        return f"transpose of a rank-{rank} tensor is not lowered (rank <= 4)"
+    if rank > 6:
+        return f"transpose of a rank-{rank} tensor is not lowered (rank <= 6)"
     return None
 
 
