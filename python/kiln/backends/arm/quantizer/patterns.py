@@ -77,6 +77,7 @@ SHARED = {
     aten.unsqueeze.default, aten.unsqueeze_copy.default, aten.squeeze_copy.dims,
     aten.max_pool2d.default, aten.max_pool2d_with_indices.default,
     aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
+    aten.max_pool1d.default, aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default,
     aten.mean.dim, aten.mean.default,
     aten.upsample_nearest2d.default, aten.upsample_nearest2d.vec,
     # A bilinear sample is a convex combination of inputs: it stays in the input's range.
