@@ -62,3 +62,9 @@ def test_smallcnn_whole_graph(qdq) -> None:
 @pytest.mark.slow
 def test_mv2_whole_graph(qdq) -> None:
     _check(qdq, "mv2", samples=2, max_steps=16, mean_steps=4.0)
+
+
+@pytest.mark.slow
+def test_transformer_whole_graph(qdq) -> None:
+    """Layer norms, softmax, GELU, matmuls: the whole block is one TOSA graph."""
+    _check(qdq, "transformer", samples=2, max_steps=3, mean_steps=0.2)
