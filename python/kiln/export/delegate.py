@@ -4,7 +4,9 @@ A partitioner (e.g. :class:`kiln.backends.arm.partitioner.EthosUPartitioner`) ha
 ``partition(graph_module, constants) -> PartitionResult``, a ``backend`` with
 ``id`` and ``preprocess(subgraph, compile_spec, *, name, nhwc_io) -> PreprocessResult``,
 and the ``compile_spec`` it was made for. A subgraph the backend rejects (a
-:class:`kiln.KilnError`) stays on the CPU with the backend's reason in the report.
+:class:`kiln.KilnError`) is cut in two by the partitioner's optional
+``split(partition, graph_module, constants, report, reason) -> list[Partition]`` and each part tried
+again; what cannot be cut stays on the CPU with the backend's reason in the report.
 """
 
 from __future__ import annotations
@@ -75,9 +77,13 @@ def delegate_partitions(
     report = CompileReport(result.report, graph_module=graph_module)
     report.seconds["partition"] = time.perf_counter() - started
     want_nhwc = bool(getattr(partitioner, "nhwc_io", False))
-    for index, partition in enumerate(result.partitions, start=1):
+    pending = list(result.partitions)
+    index = 0
+    while pending:
+        partition = pending.pop(0)
+        index += 1
         if progress is not None:
-            progress(f"{partition.name} ({index}/{len(result.partitions)}, {len(partition.nodes)} nodes)")
+            progress(f"{partition.name} ({index}/{index + len(pending)}, {len(partition.nodes)} nodes)")
         subgraph = extract_subgraph(partition.nodes, constants, partition.name)
         nhwc_io = want_nhwc and _is_program_boundary(subgraph, set(partition.nodes))
         if want_nhwc and not nhwc_io:
@@ -87,6 +93,13 @@ def delegate_partitions(
                 subgraph.graph_module, partitioner.compile_spec, name=partition.name, nhwc_io=nhwc_io
             )
         except KilnError as error:
+            # What the backend can take of a rejected partition may still run there.
+            split = getattr(partitioner, "split", None)
+            pieces = split(partition, graph_module, constants, result.report, str(error)) if split else []
+            if pieces:
+                logger.warning("subgraph %s rejected (%s); trying it in %d parts", partition.name, error, len(pieces))
+                pending[:0] = pieces
+                continue
             reason = f"fell back to the CPU: {error}"
             logger.warning("subgraph %s %s", partition.name, reason)
             result.report.fall_back(partition.name, reason)

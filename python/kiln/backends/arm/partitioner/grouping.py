@@ -302,3 +302,48 @@ def _can_merge(a: object, b: object, members: dict, blocked: dict, union: _Union
             if first in {union.find(i) for i in blocked.get(node, set())}:
                 return False
     return True
+
+
+def cut_in_two(partition: Partition, constant: frozenset[torch.fx.Node]) -> Optional[tuple[list[torch.fx.Node],
+                                                                                                list[torch.fx.Node]]]:
+    """``partition``'s nodes as two partitions, cut as near the middle as possible where only
+    quantized (int8/int16) tensors cross from the first to the second, or None if no such
+    cut leaves an operator on each side. Dequantize and constant nodes (weights) go with
+    their user, so a tensor crossing the cut is always a quantize node's int8 output. The
+    first part never reads the second (graph order), so no cycle forms."""
+    inside = set(partition.nodes)
+    movable = {n for n in partition.nodes if n in constant or is_dequantize(n)}
+    compute = [n for n in partition.nodes if n not in movable]
+    position = {node: index for index, node in enumerate(compute)}
+    # A cut after index i is clean if no node up to i, other than a quantize node, has a user past i.
+    last_user = [max((_use_position(u, position, inside) for u in n.users), default=i)
+                 for i, n in enumerate(compute)]
+    clean, reach = [], -1
+    for index, node in enumerate(compute[:-1]):
+        if not is_quantize(node):
+            reach = max(reach, last_user[index])
+        if reach <= index and _computes(compute[:index + 1]) and _computes(compute[index + 1:]):
+            clean.append(index)
+    if not clean:
+        return None
+    middle = len(compute) / 2
+    cut = min(clean, key=lambda index: abs(index + 1 - middle))
+    first = set(compute[:cut + 1])
+    for node in reversed(partition.nodes):  # users come later in graph order
+        if node in movable and any(u in first for u in node.users if u in inside):
+            first.add(node)
+    return [n for n in partition.nodes if n in first], [n for n in partition.nodes if n not in first]
+
+
+def _use_position(node: torch.fx.Node, position: dict[torch.fx.Node, int], inside: set[torch.fx.Node]) -> int:
+    """The last compute node of the partition that uses ``node``'s value, reached through
+    dequantize/constant nodes (they move with their users); -1 outside the partition."""
+    if node not in inside:
+        return -1
+    if node in position:
+        return position[node]
+    return max((_use_position(u, position, inside) for u in node.users), default=-1)
+
+
+def _computes(nodes: list[torch.fx.Node]) -> bool:
+    return any(is_operator_node(n) and not is_quantize(n) and not is_dequantize(n) for n in nodes)

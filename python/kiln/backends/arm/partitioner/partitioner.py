@@ -31,6 +31,7 @@ from kiln.backends.arm.partitioner.grouping import (
     Partition,
     QuantizedGroup,
     constant_nodes,
+    cut_in_two,
     grow_partitions,
     is_index_operand,
     is_operator_node,
@@ -105,6 +106,19 @@ class EthosUPartitioner:
         )
         return PartitionResult(partitions, report)
 
+    def split(self, partition: Partition, graph_module: torch.fx.GraphModule,
+              constants: Mapping[str, torch.Tensor], report: PartitionReport, reason: str) -> list[Partition]:
+        """Two smaller partitions that together hold ``partition`` (cut where only quantized
+        tensors cross), recorded in ``report`` with the backend's ``reason``; [] if it cannot be cut. kiln.export asks for
+        them when the backend rejects a partition (Vela 5.2 miscompiles some large graphs
+        for small NPUs), so that what the backend can take of it still runs on the NPU."""
+        halves = cut_in_two(partition, constant_nodes(graph_module.graph, constants))
+        if halves is None:
+            return []
+        pieces = [Partition(f"{partition.name}_{index}", nodes) for index, nodes in enumerate(halves)]
+        report.split(partition.name, [_summary(piece) for piece in pieces], reason)
+        return pieces
+
     def _decide_group(self, group: QuantizedGroup, context: CheckContext, reasons: dict) -> None:
         if group.reason:
             for node in group.nodes:
@@ -168,15 +182,16 @@ class EthosUPartitioner:
                 reason = reasons.get(node) or _cpu_reason(node, partition_of)
                 decision = NodeDecision(node.name, operator_name(node), self.target, False, reason)
             report.decisions.append(decision)
-        for partition in partitions:
-            inside = set(partition.nodes)
-            inputs = {s.name: None for n in partition.nodes for s in n.all_input_nodes if s not in inside}
-            outputs = [n.name for n in partition.nodes if any(u not in inside for u in n.users)]
-            counts = Counter(operator_name(n) for n in partition.nodes if is_operator_node(n))
-            report.partitions.append(
-                PartitionSummary(partition.name, [n.name for n in partition.nodes], dict(counts), list(inputs), outputs)
-            )
+        report.partitions.extend(_summary(partition) for partition in partitions)
         return report
+
+
+def _summary(partition: Partition) -> PartitionSummary:
+    inside = set(partition.nodes)
+    inputs = {s.name: None for n in partition.nodes for s in n.all_input_nodes if s not in inside}
+    outputs = [n.name for n in partition.nodes if any(u not in inside for u in n.users)]
+    counts = Counter(operator_name(n) for n in partition.nodes if is_operator_node(n))
+    return PartitionSummary(partition.name, [n.name for n in partition.nodes], dict(counts), list(inputs), outputs)
 
 
 def _constants_used_only_by(selected: set[torch.fx.Node], constant: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import collections
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 
@@ -45,6 +45,8 @@ class PartitionReport:
     target: str
     decisions: list[NodeDecision] = field(default_factory=list)
     partitions: list[PartitionSummary] = field(default_factory=list)
+    # Subgraphs the backend rejected and that were tried again in parts, with the reason.
+    splits: list[str] = field(default_factory=list)
 
     @property
     def delegated_nodes(self) -> int:
@@ -71,6 +73,19 @@ class PartitionReport:
         ]
         self.partitions = [p for p in self.partitions if p.name != partition]
 
+    def split(self, partition: str, pieces: list[PartitionSummary], reason: str) -> None:
+        """Replaces ``partition`` by ``pieces`` (which hold its nodes between them), because
+        the backend rejected it for ``reason``."""
+        self.splits.append(f"subgraph {partition} was rejected ({reason}); tried again as "
+                           f"{', '.join(piece.name for piece in pieces)}")
+        owner = {node: piece.name for piece in pieces for node in piece.nodes}
+        self.decisions = [
+            replace(d, partition=owner.get(d.node, d.partition)) if d.partition == partition else d
+            for d in self.decisions
+        ]
+        index = next(i for i, p in enumerate(self.partitions) if p.name == partition)
+        self.partitions[index:index + 1] = pieces
+
     def rows(self) -> list[tuple[str, int, bool, str]]:
         """(operator, count, delegated, reason) with identical rows merged,
         delegated rows first, then by operator."""
@@ -93,6 +108,7 @@ class PartitionReport:
         for partition in self.partitions:
             ops = ", ".join(f"{name} x{n}" for name, n in partition.operator_counts.items())
             lines.append(f"  subgraph {partition.name}: {len(partition.nodes)} nodes ({ops})")
+        lines.extend(f"  {split}" for split in self.splits)
         return "\n".join(lines)
 
     def to_json(self) -> str:
@@ -106,6 +122,7 @@ class PartitionReport:
                 ],
                 "decisions": [asdict(d) for d in self.decisions],
                 "partitions": [asdict(p) for p in self.partitions],
+                "splits": self.splits,
             },
             indent=2,
         )
