@@ -19,6 +19,7 @@ from kiln.backends.arm import EthosUCompileSpec, EthosUPartitioner
 from .conftest import partition, quantize  # type: ignore[import-not-found]
 from .models_beyond_cnns import (  # type: ignore[import-not-found]
     Attention, Conv1dTimeSeries, Decoder, GruClassifier, LstmClassifier, SqueezeExcite, TokenClassifier, UNetStep,
+    Upsampler,
 )
 
 TARGETS = ["ethos-u55-128", "ethos-u65-256", "ethos-u85-256"]
@@ -31,6 +32,7 @@ MODELS = {
     "attention": (Attention, (1, 8, 32)),
     "squeeze_excite": (SqueezeExcite, (1, 3, 12, 12)),
     "unet_nearest": (lambda: UNetStep("nearest"), (1, 3, 16, 16)),
+    "unet_bilinear": (lambda: UNetStep("bilinear"), (1, 3, 16, 16)),
     "decoder": (lambda: Decoder(2), (1, 8, 6, 6)),
 }
 
@@ -52,7 +54,7 @@ def quantized() -> Any:
 
 
 OTHERS = {
-    "unet_bilinear": (lambda: UNetStep("bilinear"), (1, 3, 16, 16)),
+    "upsample_bilinear_3x": (lambda: Upsampler(3, "bilinear"), (1, 4, 6, 6)),
     "decoder_stride3": (lambda: Decoder(3), (1, 8, 6, 6)),
 }
 
@@ -72,13 +74,13 @@ def _cpu_reasons(result: Any, operator: str) -> list[str]:
     return [d.reason for d in result.report.decisions if d.operator == operator and not d.delegated]
 
 
-def test_bilinear_upsampling_runs_on_u85_and_stays_on_the_cpu_elsewhere(quantized: Any) -> None:
-    program, _ = quantized("unet_bilinear")
+def test_bilinear_upsampling_by_3_runs_on_u85_and_stays_on_the_cpu_elsewhere(quantized: Any) -> None:
+    program, _ = quantized("upsample_bilinear_3x")
     _, u85 = partition(program, "ethos-u85-256")
     assert not _cpu_reasons(u85, "aten::index.Tensor")
     _, u55 = partition(program, "ethos-u55-128")
     reasons = _cpu_reasons(u55, "aten::index.Tensor")
-    assert len(reasons) == 4 and all("Ethos-U85 only" in r for r in reasons), reasons
+    assert len(reasons) == 4 and all("bilinear RESIZE is Ethos-U85 only" in r for r in reasons), reasons
 
 
 def test_transposed_convolution_stride_3_is_u85_only(quantized: Any) -> None:
@@ -111,7 +113,7 @@ def test_embedding_gathers_on_u85_from_int32_ids(dtype: torch.dtype) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["gru", "attention", "conv1d", "unet_nearest"])
+@pytest.mark.parametrize("name", ["gru", "attention", "conv1d", "unet_bilinear"])
 def test_compiled_program_runs_close_to_the_quantized_model(quantized: Any, name: str) -> None:
     program, inputs = quantized(name)
     spec = EthosUCompileSpec("ethos-u55-128")

@@ -316,6 +316,8 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "upsample_bilinear_aligned_index_form": lambda: _upsample_decomposed("bilinear", 3, align_corners=True),
     "upsample_bilinear": lambda: _unary(lambda t: F.interpolate(t, scale_factor=2, mode="bilinear"),
                                        shape=(1, 3, 4, 5), share_output=True),
+    "upsample_bilinear_3x": lambda: _unary(lambda t: F.interpolate(t, scale_factor=3, mode="bilinear"),
+                                          shape=(1, 2, 3, 4), share_output=True),
     "embedding": lambda: _gather(),
     "index_select_rows": lambda: _gather(select=True),
     "permute_rank5": lambda: _unary(lambda t: t.reshape(1, 2, 3, 4, 5).permute(0, 2, 4, 3, 1), shape=(2, 3, 4, 5),
@@ -330,8 +332,7 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
 # Cases only Ethos-U85 runs (Vela compiles them for U85 and not for U55/U65): lowered for
 # ethos-u85-256; the others for ethos-u55-128 (and they compile for every target).
 U85_ONLY = frozenset({
-    "upsample_bilinear", "upsample_bilinear_index_form", "upsample_bilinear_aligned_index_form",
-    "embedding", "index_select_rows",
+    "upsample_bilinear_3x", "upsample_bilinear_aligned_index_form", "embedding", "index_select_rows",
 })
 
 

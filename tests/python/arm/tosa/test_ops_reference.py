@@ -84,9 +84,10 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "split_reorder": ({"SLICE", "CONCAT"}, 0),
     "upsample_nearest_index_form": ({"RESIZE"}, 0),
     "upsample_nearest_index_form_4x": ({"RESIZE"}, 0),
-    "upsample_bilinear_index_form": ({"RESIZE", "RESCALE"}, 1),
+    "upsample_bilinear_index_form": ({"RESIZE", "DEPTHWISE_CONV2D", "RESCALE"}, 1),  # U55: nearest + filter
     "upsample_bilinear_aligned_index_form": ({"RESIZE", "RESCALE"}, 1),
-    "upsample_bilinear": ({"RESIZE", "RESCALE"}, 1),
+    "upsample_bilinear": ({"RESIZE", "DEPTHWISE_CONV2D", "RESCALE"}, 1),
+    "upsample_bilinear_3x": ({"RESIZE", "RESCALE"}, 1),
     "embedding": ({"GATHER"}, 0),
     "index_select_rows": ({"GATHER"}, 0),
     "permute_rank5": ({"TRANSPOSE"}, 0),

@@ -42,7 +42,7 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::sum.dim_IntList": OperatorSupport("REDUCE_SUM"),
     "aten::amax": OperatorSupport("REDUCE_MAX"),
     "aten::amin": OperatorSupport("REDUCE_MIN"),
-    "aten::_softmax": OperatorSupport("REDUCE_MAX, SUB, TABLE, REDUCE_SUM, MUL (integer softmax)"),
+    "aten::_softmax": OperatorSupport("REDUCE_MAX, TABLE, REDUCE_SUM, CLZ, MUL, shifts (integer softmax)"),
     # Element-wise arithmetic and activations.
     "aten::add.Tensor": OperatorSupport("ADD", kind="elementwise"),
     "aten::sub.Tensor": OperatorSupport("SUB", kind="elementwise"),
@@ -64,7 +64,7 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::exp": OperatorSupport("TABLE", kind="elementwise"),
     "aten::log": OperatorSupport("TABLE", kind="elementwise"),
     "aten::rsqrt": OperatorSupport("TABLE", kind="elementwise"),
-    "aten::native_layer_norm": OperatorSupport("REDUCE_SUM, SUB, MUL, TABLE (decomposed layer norm)"),
+    "aten::native_layer_norm": OperatorSupport("REDUCE_SUM, MUL, CLZ, shifts (integer layer norm)"),
     # Data movement.
     "aten::view": OperatorSupport("RESHAPE", kind="data"),
     "aten::permute": OperatorSupport("TRANSPOSE", kind="data"),
@@ -83,8 +83,9 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::upsample_nearest2d.vec": OperatorSupport("RESIZE (nearest)"),
     # Quantized F.interpolate traces to index reads with computed indices (resize.py).
     "aten::index.Tensor": OperatorSupport("RESIZE (an upsampling's quantized form)"),
+    # Bilinear RESIZE is U85's; U55/U65 run 2x as nearest 2x and a 3x3 filter (resize.py).
+    "aten::upsample_bilinear2d.vec": OperatorSupport("RESIZE (bilinear) / RESIZE + DEPTHWISE_CONV2D"),
     # U85 only (Vela lists these operators for Ethos-U85 and not for U55/U65).
-    "aten::upsample_bilinear2d.vec": OperatorSupport("RESIZE (bilinear)", U85_ONLY),
     "aten::eq.Tensor": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),
     "aten::eq.Scalar": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),
     "aten::ne.Tensor": OperatorSupport("EQUAL + LOGICAL_NOT", U85_ONLY, "elementwise"),

@@ -150,6 +150,14 @@ def find_output_quant(node: torch.fx.Node) -> tuple[OutputQuant | None, str]:
                        low, high, chain), ""
 
 
+def module_attribute(module: torch.nn.Module, path: str) -> Any:
+    """``module.a.b`` for path ``"a.b"`` (what a ``get_attr`` node reads)."""
+    value: Any = module
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
 class LoweringContext:
     """Maps FX nodes to TOSA values and gives op lowerings their common helpers."""
 
@@ -168,9 +176,7 @@ class LoweringContext:
     def _constant_leaf(self, node: torch.fx.Node) -> torch.Tensor | None:
         if node.op != "get_attr":
             return None
-        value: Any = self.graph_module
-        for part in str(node.target).split("."):
-            value = getattr(value, part)
+        value = module_attribute(self.graph_module, str(node.target))
         return value if isinstance(value, torch.Tensor) else None
 
     # ------------------------------------------------------------------ errors

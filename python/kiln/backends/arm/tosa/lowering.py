@@ -19,7 +19,7 @@ import torch
 import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.context import (
-    LoweringContext, TosaLoweringError, carries_no_computation, is_dequantize, qd, tosa_dtype_of,
+    LoweringContext, TosaLoweringError, carries_no_computation, is_dequantize, module_attribute, qd, tosa_dtype_of,
 )
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import lower_table, table_region
@@ -32,13 +32,6 @@ from kiln.backends.arm.tosa.builder import DTYPE_NAMES
 logger = logging.getLogger(__name__)
 
 aten = torch.ops.aten
-
-
-def _attribute(module: torch.nn.Module, path: str) -> Any:
-    value: Any = module
-    for part in path.split("."):
-        value = getattr(value, part)
-    return value
 
 
 def _io_info(node: torch.fx.Node, value: QTensor, nhwc_io: bool) -> TosaIO:
@@ -81,7 +74,7 @@ class _Walker:
         self.inputs.append(_io_info(node, value, self.nhwc_io))
 
     def get_attr(self, node: torch.fx.Node) -> None:
-        tensor = _attribute(self.ctx.graph_module, str(node.target))
+        tensor = module_attribute(self.ctx.graph_module, str(node.target))
         if not isinstance(tensor, torch.Tensor):
             raise self.ctx.fail(node, f"attribute {node.target} is a {type(tensor).__name__}, not a tensor")
         self.ctx.bind(node, ConstTensor(tensor.detach().cpu().numpy()))

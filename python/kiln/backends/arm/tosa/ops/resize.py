@@ -20,7 +20,8 @@ four taps with integer weights totalling ``scale_n_y * scale_n_x`` into int32; a
 divides by that total.
 
 Vela 5.2 compiles NEAREST for U55/U65 only with equal factors 2, 4 or 8 and the
-half-pixel encoding, and BILINEAR only for U85.
+half-pixel encoding, and BILINEAR only for U85; there, bilinear 2x is nearest 2x followed by
+a 3x3 filter (:func:`emit_bilinear_2x_as_filter`).
 """
 
 from __future__ import annotations
@@ -94,7 +95,10 @@ def check_upsampling(upsampling: Upsampling, compile_spec: Any) -> str | None:
             return f"upsampling factors {factors}: at most {U85_MAX_FACTOR}"
         return None
     if upsampling.mode != "nearest":
-        return f"{upsampling.mode} upsampling: Vela runs it on Ethos-U85 only ({_family(compile_spec)} has nearest)"
+        if factors == (2, 2) and not upsampling.align_corners:
+            return None  # nearest 2x and a 3x3 filter (emit_bilinear_2x_as_filter)
+        return (f"bilinear upsampling by {list(factors)}{' with aligned corners' if upsampling.align_corners else ''}: "
+                f"{_family(compile_spec)} runs 2x without aligned corners (Vela's bilinear RESIZE is Ethos-U85 only)")
     if factors[0] != factors[1] or factors[0] not in U55_FACTORS:
         return f"upsampling factors {factors}: {_family(compile_spec)} supports equal factors of 2, 4 or 8"
     return None
@@ -219,6 +223,43 @@ def emit_resize(ctx: LoweringContext, x: QTensor, upsampling: Upsampling, stem: 
         scale[0] * scale[2]
 
 
+def _edge_rows(ctx: LoweringContext, source: str, shape: tuple[int, ...], axis: int, stem: str
+               ) -> tuple[str, tuple[int, ...]]:
+    """``source`` with its first and last slice along ``axis`` repeated once outside (SLICE, CONCAT)."""
+    builder = ctx.builder
+    edge_shape = tuple(1 if d == axis else s for d, s in enumerate(shape))
+    edges = []
+    for name, start in (("first", 0), ("last", shape[axis] - 1)):
+        starts = [start if d == axis else 0 for d in range(len(shape))]
+        edges.append(builder.op(ts.Op.SLICE, [source, builder.shape_const(starts, f"{stem}_{name}_start"),
+                                              builder.shape_const(list(edge_shape), f"{stem}_{name}_size")],
+                                edge_shape, ts.DType.INT8, None, f"{stem}_{name}"))
+    padded = tuple(s + 2 if d == axis else s for d, s in enumerate(shape))
+    name = builder.op(ts.Op.CONCAT, [edges[0], source, edges[1]], padded, ts.DType.INT8, attribute("Concat", axis),
+                      f"{stem}_edges")
+    return name, padded
+
+
+def emit_bilinear_2x_as_filter(ctx: LoweringContext, x: QTensor, stem: str) -> tuple[str, tuple[int, ...], int]:
+    """Bilinear 2x upsampling (half-pixel) without a bilinear RESIZE, for Ethos-U55/U65:
+    ``out[2i] = (x[i-1] + 3 x[i]) / 4`` and ``out[2i+1] = (3 x[i] + x[i+1]) / 4`` (edges
+    repeated) is the nearest 2x upsampling ``u`` filtered with [1, 2, 1] / 4, because
+    ``u[2i] = u[2i+1] = x[i]``. In 2-D: RESIZE NEAREST, the edge rows and columns repeated,
+    a 3x3 DEPTHWISE_CONV2D with weights [1, 2, 1] x [1, 2, 1] into int32 (zero point
+    subtracted). Returns (tensor, NHWC shape, weight total 16)."""
+    from kiln.backends.arm.tosa.ops.conv import emit_conv2d
+
+    n, c, h, w = x.shape
+    nearest, shape, _, _ = emit_resize(ctx, x, Upsampling("nearest", (h, w), (2 * h, 2 * w)), f"{stem}_nearest")
+    padded, padded_shape = _edge_rows(ctx, nearest, shape, 1, f"{stem}_rows")
+    padded, padded_shape = _edge_rows(ctx, padded, padded_shape, 2, f"{stem}_columns")
+    taps = np.array([1, 2, 1], np.int8)
+    weights = np.broadcast_to(np.outer(taps, taps)[:, :, None, None], (3, 3, c, 1)).astype(np.int8)
+    result, result_shape = emit_conv2d(ctx.builder, padded, padded_shape, x.zero_point, weights,
+                                       np.zeros(c, np.int32), (0, 0, 0, 0), (1, 1), (1, 1), True, f"{stem}_filter")
+    return result, result_shape, int(weights[:, :, 0, 0].sum())
+
+
 def lower_upsampling(ctx: LoweringContext, node: torch.fx.Node, x: QTensor, upsampling: Upsampling,
                      out_node: torch.fx.Node | None) -> None:
     """Binds ``node`` (nearest, same quantization) or the quantize node after it (bilinear)."""
@@ -226,13 +267,17 @@ def lower_upsampling(ctx: LoweringContext, node: torch.fx.Node, x: QTensor, upsa
     if reason is not None:
         raise ctx.fail(node, reason)
     stem = ctx.stem(node)
-    result, shape, dtype, total = emit_resize(ctx, x, upsampling, stem)
+    if upsampling.mode == "bilinear" and _family(ctx.compile_spec) != "ethos-u85":
+        result, shape, total = emit_bilinear_2x_as_filter(ctx, x, stem)
+        dtype, zero_point = ts.DType.INT32, 0  # the filter subtracted the zero point
+    else:
+        result, shape, dtype, total = emit_resize(ctx, x, upsampling, stem)
+        zero_point = x.zero_point
     logical = (shape[0], shape[3], shape[1], shape[2])
     if upsampling.mode == "nearest" and out_node is None:
         ctx.bind(node, QTensor(result, logical, x.dtype, x.scale, x.zero_point))
         return
     out = ctx.output_quant(node) if out_node is None else ctx.output_quant_at(out_node)
-    zero_point = x.zero_point
     if dtype == ts.DType.INT32 and zero_point:  # int32 RESCALE inputs have zero point 0
         offset = ctx.builder.const(np.full((1, 1, 1, 1), -zero_point * total, np.int32), f"{stem}_zp")
         result = ctx.builder.op(ts.Op.ADD, [result, offset], shape, dtype, None, f"{stem}_centred")
