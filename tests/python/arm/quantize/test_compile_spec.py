@@ -156,6 +156,7 @@ def test_custom_config_ini(tmp_path: Path) -> None:
 def test_regor_system_config_names_the_choice() -> None:
     spec = EthosUCompileSpec("ethos-u65-512")
     text = spec.regor_system_config()
-    assert text.startswith("[architecture]\nmacs=512\n")
+    # Vela describes an Ethos-U65-512 as two 256-MAC cores (its CLI's architecture table).
+    assert text.startswith("[architecture]\nmacs=256\ncores=2\n")
     assert "system_config_name=Ethos_U65_High_End" in text and "[System_Config.Ethos_U65_High_End]" in text
     assert spec.regor_accelerator == "EthosU65"
