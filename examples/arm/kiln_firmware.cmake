@@ -98,7 +98,8 @@ kiln_embedded_firmware_name:
   set_source_files_properties("${_asm}" PROPERTIES
     OBJECT_DEPENDS "${FW_PTE};${FW_INPUTS};${FW_EXPECTED_OUTPUTS}")
 
-  # The kernels: exactly one library defining kiln::register_portable_kernels().
+  # The kernels: libraries defining kiln::register_portable_kernels() and
+  # kiln::register_cortex_m_kernels() (a selection layers both tables into one).
   if(FW_SELECTIVE)
     set(_kernels ${FW_NAME}_kernels)
     set(_dtypes "")
@@ -110,11 +111,12 @@ kiln_embedded_firmware_name:
       # The program is built: select (and check) when it is, never from a stale copy.
       set(_made_by DEPENDS ${FW_DEPENDS})
     endif()
-    kiln_selective_kernels(${_kernels} NAME portable OPS_FROM_PROGRAM "${FW_PTE}" ${_dtypes} ${_made_by})
+    kiln_selective_kernels(${_kernels} NAME portable OPS_FROM_PROGRAM "${FW_PTE}" ${_dtypes} ${_made_by}
+                           LIBRARIES cortex_m portable)
   elseif(TARGET kiln_kernels_selected)
     set(_kernels kiln_kernels_selected)
   else()
-    set(_kernels kiln::kernels_portable)
+    set(_kernels kiln::kernels_portable kiln::kernels_cortex_m)
   endif()
 
   add_executable(${FW_NAME}

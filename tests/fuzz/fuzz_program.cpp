@@ -12,6 +12,7 @@
 
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "backends/arm/runtime/virtual_npu_driver.h"
+#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "runtime/core/evalue.h"
 #include "runtime/core/tensor.h"
@@ -122,6 +123,7 @@ void run_method(const Program& program, const char* name, const uint8_t* data, s
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   fuzz::quiet_log();
   (void)register_portable_kernels();
+  (void)register_cortex_m_kernels();
   static std::vector<uint8_t> work(fuzz::kWorkMemoryBytes);
   static ethos_u::VirtualNpuDriver driver({work.data(), work.size()},
                                           fuzz::limited_config("ethos-u55-128"));

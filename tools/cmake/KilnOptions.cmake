@@ -29,6 +29,9 @@ kiln_cache_option(KILN_PAL STRING "Platform abstraction layer: posix or minimal"
 kiln_cache_option(KILN_LOG_LEVEL STRING "Lowest log level compiled in: Debug, Info, Error, Fatal" "Info"
                   Debug Info Error Fatal)
 kiln_option(KILN_BUILD_ETHOS_U "Build backends/arm: the Ethos-U delegate, its NPU drivers and the virtual NPU" ON)
+# The Cortex-M int8 kernels' instruction set: auto takes the best the core has (Helium on
+# M55/M85, DSP on M4/M7/M33, portable C++ elsewhere); portable or dsp force a lesser one.
+kiln_cache_option(KILN_CORTEX_M_FLAVOUR STRING "Cortex-M kernels: auto, portable or dsp" "auto" auto portable dsp)
 # Coverage-guided fuzzing (tests/fuzz; the `fuzz` preset: clang, libFuzzer, ASan + UBSan).
 kiln_option(KILN_BUILD_FUZZERS "Build the libFuzzer targets (tests/fuzz; needs clang)" OFF)
 kiln_string_option(KILN_FUZZ_SECONDS "Seconds ctest runs each fuzz target for" "60")

@@ -26,6 +26,7 @@
 #include <system_error>
 #include <vector>
 
+#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
@@ -397,7 +398,8 @@ int main(int argc, char** argv) {
   capture.verbose = options.verbose;
   set_log_sink(&host::capture_log, &capture);
 
-  const Error registered = register_portable_kernels();
+  Error registered = register_portable_kernels();
+  if (registered == Error::Ok) registered = register_cortex_m_kernels();
   if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
 #ifdef KILN_RUN_ETHOS_U
   // Delegated Ethos-U programs run on the host through the virtual NPU.

@@ -28,7 +28,7 @@ from kiln.passes.method_graph import KernelCall, MethodGraph, tensors_in
 logger = logging.getLogger(__name__)
 
 #: Kernel libraries whose kernels every Kiln runtime build registers.
-KERNEL_LIBRARIES: tuple[str, ...] = ("portable",)
+KERNEL_LIBRARIES: tuple[str, ...] = ("portable", "cortex_m")
 
 # python/kiln/passes/kernel_availability.py -> the repository root (source tree or editable install).
 _SOURCE_ROOT = Path(__file__).resolve().parents[3]

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "python/kiln/runtime/ethos_u_bindings.h"
 #include "python/kiln/runtime/method_handle.h"
@@ -74,10 +75,11 @@ NB_MODULE(_runtime, m) {
   register_runtime_errors();
   // Explicit registration (no static initializers). A second import of the module in
   // the same process would find them registered already, which is fine.
-  const Error registered = register_portable_kernels();
-  if (registered != Error::Ok && registered != Error::RegistrationAlreadyRegistered) {
-    throw std::runtime_error(std::string("kiln: registering the portable kernels failed: ") +
-                             error_name(registered));
+  for (Error (*register_kernels)() : {&register_portable_kernels, &register_cortex_m_kernels}) {
+    const Error registered = register_kernels();
+    if (registered != Error::Ok && registered != Error::RegistrationAlreadyRegistered) {
+      throw std::runtime_error(std::string("kiln: registering the kernels failed: ") + error_name(registered));
+    }
   }
 
   nb::class_<MethodHandle>(m, "Method")

@@ -46,9 +46,6 @@ EXECUTORCH_ONLY: dict[str, str] = {
     "executorch_prim::floordiv.Scalar": "symbolic size arithmetic",
     "aten::sym_size.int": "symbolic sizes",
     "aten::sym_numel": "symbolic sizes",
-    # ExecuTorch's Cortex-M passes rewrite quantized_decomposed ops into these.
-    "cortex_m::quantize_per_tensor.out": "ExecuTorch's Cortex-M backend passes",
-    "cortex_m::dequantize_per_tensor.out": "ExecuTorch's Cortex-M backend passes",
 }
 
 # Operators Kiln's exporter cannot emit, which the op tests check with programs built

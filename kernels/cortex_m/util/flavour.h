@@ -1,0 +1,44 @@
+// Which instruction set the Cortex-M kernels are compiled for.
+//
+// One library, three flavours, chosen at build time from the core the compiler targets
+// (TARGET_CPU sets -mcpu, and with it the ACLE feature macros):
+//   KILN_CM_MVE       Helium (M-profile Vector Extension, integer): Cortex-M55, M85
+//   KILN_CM_DSP       the DSP extension's SIMD32 instructions: Cortex-M4, M7, M33
+//   (neither)         portable C++: the host and any other core
+// KILN_CORTEX_M_FLAVOUR_PORTABLE / _DSP (set by the CMake option KILN_CORTEX_M_FLAVOUR)
+// force a lesser flavour on a core that has more, e.g. to compare them on one M55.
+#pragma once
+
+#if defined(KILN_CORTEX_M_FLAVOUR_PORTABLE)
+// Portable C++ on any core.
+#elif defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1) && !defined(KILN_CORTEX_M_FLAVOUR_DSP)
+#define KILN_CM_MVE 1
+#include <arm_mve.h>
+#elif defined(__ARM_FEATURE_DSP) && (__ARM_FEATURE_DSP == 1)
+#define KILN_CM_DSP 1
+#include <arm_acle.h>
+#endif
+
+namespace kiln {
+namespace cortex_m {
+
+/// The flavour compiled in, for logs and benchmarks: "mve", "dsp" or "portable".
+inline const char* kernel_flavour() {
+#if defined(KILN_CM_MVE)
+  return "mve";
+#elif defined(KILN_CM_DSP)
+  return "dsp";
+#else
+  return "portable";
+#endif
+}
+
+}  // namespace cortex_m
+}  // namespace kiln
+
+// Hot loops are compiled for speed even in size-optimised (-Os) firmware.
+#if defined(__GNUC__) && !defined(__clang__)
+#define KILN_CM_HOT __attribute__((optimize("O2")))
+#else
+#define KILN_CM_HOT
+#endif
