@@ -46,6 +46,21 @@ inline int8_t finish(int32_t acc, int32_t c, const ConvArgs& a) {
   return static_cast<int8_t>(clamp(y, a.activation_min, a.activation_max));
 }
 
+#if defined(KILN_CM_MVE)
+// requantize() lane by lane, each lane with its own multiplier and shift, then the output
+// offset and the activation clamp.
+inline int32x4_t requantize_lanes(int32x4_t x, int32x4_t mult, int32x4_t shift, const ConvArgs& a) {
+  const int32x4_t zero = vdupq_n_s32(0);
+  const int32x4_t neg_right = vminq_s32(shift, zero);
+  x = vqrdmulhq_s32(vshlq_s32(x, vmaxq_s32(shift, zero)), mult);
+  // Round half away from zero: negative values step down by one before vrshl rounds up.
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
+  x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
+  x = vaddq_n_s32(x, a.output_offset);
+  return vminq_s32(vmaxq_s32(x, vdupq_n_s32(a.activation_min)), vdupq_n_s32(a.activation_max));
+}
+#endif
+
 // Any depth multiplier, scalar: the reference path.
 void depthwise_generic(const ConvArgs& a, int32_t multiplier, const int8_t* image, const int8_t* weight,
                        const int32_t* bias, int8_t* out) {
@@ -93,14 +108,21 @@ KILN_CM_HOT void depthwise_chunk(const ConvArgs& a, int32_t c0, int32_t count, c
       const int8_t* taps0 = weight + (w.kh0 * a.kernel[1] + w.kw0) * C + c0;
       int8_t* dst = out + (static_cast<int64_t>(oy) * a.output.w + ox) * C + c0;
 #if defined(KILN_CM_MVE)
-      const int32_t offset = w.full ? 0 : a.input_offset;
-      for (int32_t i = 0; i < count; i += 4) {
-        const mve_pred16_t p = vctp32q(static_cast<uint32_t>(count - i));
-        int32x4_t acc;
-        if (w.full) {
-          acc = vldrwq_z_s32(full_bias + i, p);
-        } else {
-          acc = bias != nullptr ? vldrwq_z_s32(bias + c0 + i, p) : vdupq_n_s32(0);
+      // Eight channels at a time in 16-bit lanes; the widening multiplies give the even
+      // and the odd channels' products as two int32x4 accumulators.
+      const int16_t offset = static_cast<int16_t>(w.full ? 0 : a.input_offset);
+      const uint32x4_t even = vidupq_n_u32(0, 2);
+      for (int32_t i = 0; i < count; i += 8) {
+        const int32_t left_over = count - i;
+        const mve_pred16_t p8 = vctp16q(static_cast<uint32_t>(left_over));
+        const mve_pred16_t pe = vctp32q(static_cast<uint32_t>((left_over + 1) / 2));
+        const mve_pred16_t po = vctp32q(static_cast<uint32_t>(left_over / 2));
+        const int32_t* start = w.full ? full_bias + i : (bias != nullptr ? bias + c0 + i : nullptr);
+        int32x4_t acc_e = vdupq_n_s32(0);
+        int32x4_t acc_o = vdupq_n_s32(0);
+        if (start != nullptr) {
+          acc_e = vldrwq_gather_shifted_offset_z_s32(start, even, pe);
+          acc_o = vldrwq_gather_shifted_offset_z_s32(start + 1, even, po);
         }
         const int8_t* row = origin + i;
         const int8_t* wrow = taps0 + i;
@@ -108,25 +130,24 @@ KILN_CM_HOT void depthwise_chunk(const ConvArgs& a, int32_t c0, int32_t count, c
           const int8_t* x = row;
           const int8_t* k = wrow;
           for (int32_t kw = w.kw0; kw < w.kw1; ++kw) {
-            acc = vmlaq_s32(acc, vaddq_n_s32(vldrbq_z_s32(x, p), offset), vldrbq_z_s32(k, p));
+            const int16x8_t xv = vaddq_n_s16(vldrbq_z_s16(x, p8), offset);
+            const int16x8_t kv = vldrbq_z_s16(k, p8);
+            acc_e = vaddq_s32(acc_e, vmullbq_int_s16(xv, kv));
+            acc_o = vaddq_s32(acc_o, vmulltq_int_s16(xv, kv));
             x += col_step;
             k += C;
           }
           row += row_step;
           wrow += a.kernel[1] * C;
         }
-        const int32x4_t mult = vldrwq_z_s32(a.multipliers + c0 + i, p);
-        const int32x4_t shift = vldrwq_z_s32(a.shifts + c0 + i, p);
-        const int32x4_t zero = vdupq_n_s32(0);
-        const int32x4_t left = vmaxq_s32(shift, zero);
-        const int32x4_t neg_right = vminq_s32(shift, zero);
-        acc = vqrdmulhq_s32(vshlq_s32(acc, left), mult);
-        const int32x4_t fixup = vshrq_n_s32(vandq_s32(acc, neg_right), 31);
-        acc = vrshlq_s32(vqaddq_s32(acc, fixup), neg_right);
-        acc = vaddq_n_s32(acc, a.output_offset);
-        acc = vmaxq_s32(acc, vdupq_n_s32(a.activation_min));
-        acc = vminq_s32(acc, vdupq_n_s32(a.activation_max));
-        vstrbq_p_s32(dst + i, acc, p);
+        const int32_t* mult = a.multipliers + c0 + i;
+        const int32_t* shift = a.shifts + c0 + i;
+        acc_e = requantize_lanes(acc_e, vldrwq_gather_shifted_offset_z_s32(mult, even, pe),
+                                 vldrwq_gather_shifted_offset_z_s32(shift, even, pe), a);
+        acc_o = requantize_lanes(acc_o, vldrwq_gather_shifted_offset_z_s32(mult + 1, even, po),
+                                 vldrwq_gather_shifted_offset_z_s32(shift + 1, even, po), a);
+        vstrbq_scatter_offset_p_s32(dst + i, even, acc_e, pe);
+        vstrbq_scatter_offset_p_s32(dst + i + 1, even, acc_o, po);
       }
 #else
       for (int32_t i = 0; i < count; ++i) {

@@ -9,13 +9,13 @@ namespace portable {
 void clamp_out(KernelContext& ctx, Span<EValue*> args) {
   static constexpr const char* kName = "aten::clamp.out";
   ArgReader r(ctx, kName, args, 5);
-  Tensor* in = r.tensor(0);
+  Tensor* in = nullptr;
+  Tensor* out = nullptr;
   const bool has_lo = !r.is_none(1);
   const bool has_hi = !r.is_none(2);
   const ScalarArg lo = has_lo ? r.scalar_arg(1) : ScalarArg{};
   const ScalarArg hi = has_hi ? r.scalar_arg(2) : ScalarArg{};
-  Tensor* out = r.tensor(3);
-  if (!r.ok()) return;
+  if (!unary_tensors(r, 0, 3, &in, &out)) return;
   KILN_KERNEL_CHECK(ctx, has_lo || has_hi, Error::InvalidArgument, kName,
                     "at least one of min and max must be given");
   unary_op<kRealTypes>(ctx, kName, *in, *out, [=](auto x) {

@@ -9,11 +9,11 @@ namespace portable {
 void hardtanh_out(KernelContext& ctx, Span<EValue*> args) {
   static constexpr const char* kName = "aten::hardtanh.out";
   ArgReader r(ctx, kName, args, 5);
-  Tensor* in = r.tensor(0);
+  Tensor* in = nullptr;
+  Tensor* out = nullptr;
   const double lo = r.scalar(1);
   const double hi = r.scalar(2);
-  Tensor* out = r.tensor(3);
-  if (!r.ok()) return;
+  if (!unary_tensors(r, 0, 3, &in, &out)) return;
   unary_op<kRealTypes>(ctx, kName, *in, *out, [lo, hi](auto x) {
     using T = decltype(x);
     const T tlo = static_cast<T>(lo);

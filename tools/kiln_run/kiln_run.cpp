@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "kernels/cortex_m/register_cortex_m_kernels.h"
+#include "runtime/npy/dim_order_copy.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
@@ -158,14 +159,17 @@ struct InputStorage {
   std::vector<std::vector<int32_t>> strides;
   std::vector<Tensor> tensors;
 
-  // A contiguous tensor over `array`'s data (the array moves into this storage).
-  Tensor* add(NpyArray array) {
+  // A tensor over `array`'s data (the array moves into this storage), in `dim_order`
+  // (the array's bytes must already be in that order; empty: row-major).
+  Tensor* add(NpyArray array, Span<const uint8_t> dim_order) {
     arrays.push_back(std::move(array));
     NpyArray& stored = arrays.back();
     const size_t dim = stored.shape.size();
     sizes.push_back(stored.shape);
     dim_orders.emplace_back(dim);
-    for (size_t d = 0; d < dim; ++d) dim_orders.back()[d] = static_cast<uint8_t>(d);
+    for (size_t d = 0; d < dim; ++d) {
+      dim_orders.back()[d] = dim_order.size() == dim ? dim_order[d] : static_cast<uint8_t>(d);
+    }
     strides.emplace_back(dim);
     tensors.emplace_back(stored.dtype, static_cast<int32_t>(dim), sizes.back().data(),
                          dim_orders.back().data(), strides.back().data(), stored.data.data());
@@ -222,7 +226,17 @@ Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
       KILN_TRY_ASSIGN(array, read_npy(source));
       KILN_TRY(check_input(array, info, i, source));
     }
-    Tensor* tensor = storage->add(std::move(array));
+    // A program may store an input in another dim order (channels-last): the .npy holds
+    // it row-major, so its bytes are reordered (generated values are made in place).
+    const bool reorder = !generated && !is_default_dim_order(info.dim_order) &&
+                         array.shape.size() == info.dim_order.size();
+    if (reorder) {
+      std::vector<uint8_t> stored(array.data.size());
+      KILN_TRY(copy_dim_order(array.data.data(), stored.data(), {array.shape.data(), array.shape.size()},
+                              info.dim_order, element_size(array.dtype), true));
+      array.data = std::move(stored);
+    }
+    Tensor* tensor = storage->add(std::move(array), info.dim_order);
     if (generated) fill_deterministic(*tensor);
     KILN_TRY(method.set_input(EValue(tensor), i));  // checks dtype and shape now
     std::printf("  input %zu: %s %s <- %s\n", i, scalar_type_name(tensor->scalar_type()),
@@ -268,8 +282,15 @@ Error write_outputs(const Method& method, const Options& options, std::string* w
         (std::filesystem::path(options.output_dir) / ("output_" + std::to_string(i) + ".npy"))
             .string();
     *while_doing = "writing output " + std::to_string(i) + " to " + path;
-    KILN_TRY(write_npy(path, tensor.scalar_type(), tensor.sizes(), tensor.const_data_ptr(),
-                       tensor.nbytes()));
+    if (is_default_dim_order(tensor.dim_order())) {
+      KILN_TRY(write_npy(path, tensor.scalar_type(), tensor.sizes(), tensor.const_data_ptr(), tensor.nbytes()));
+    } else {
+      // A .npy is row-major: reorder an output stored in another dim order (channels-last).
+      std::vector<uint8_t> row_major(tensor.nbytes());
+      KILN_TRY(copy_dim_order(tensor.const_data_ptr(), row_major.data(), tensor.sizes(), tensor.dim_order(),
+                              tensor.element_size(), false));
+      KILN_TRY(write_npy(path, tensor.scalar_type(), tensor.sizes(), row_major.data(), tensor.nbytes()));
+    }
     std::printf("  output %zu: %s %s -> %s\n", i, scalar_type_name(tensor.scalar_type()),
                 shape_string(tensor.sizes()).c_str(), path.c_str());
   }

@@ -40,13 +40,29 @@ void unary_op(KernelContext& ctx, const char* name, const Tensor& in, Tensor& ou
   });
 }
 
+/// A unary op's input and out: any dim order, as long as both have the same one (an
+/// elementwise op walks both in memory order; ExecuTorch's Cortex-M programs keep float
+/// activations between int8 kernels channels-last). Null (kernel failed) otherwise.
+inline bool unary_tensors(ArgReader& r, size_t in_index, size_t out_index, Tensor** in, Tensor** out) {
+  *in = r.tensor_any_layout(in_index);
+  *out = r.tensor_any_layout(out_index);
+  if (!r.ok()) return false;
+  bool same = (*in)->dim() == (*out)->dim();
+  for (int32_t d = 0; same && d < (*in)->dim(); ++d) same = (*in)->dim_order()[d] == (*out)->dim_order()[d];
+  if (!same) {
+    KILN_KERNEL_FAIL(r.context(), Error::NotSupported, r.op(), "input and out must have the same dim order");
+    return false;
+  }
+  return true;
+}
+
 /// The kernel body of a unary op with arguments [self, out, out].
 template <uint32_t Set, typename Op>
 void unary_kernel(KernelContext& ctx, const char* name, Span<EValue*> args, Op op) {
   ArgReader r(ctx, name, args, 3);
-  Tensor* in = r.tensor(0);
-  Tensor* out = r.tensor(1);
-  if (!r.ok()) return;
+  Tensor* in = nullptr;
+  Tensor* out = nullptr;
+  if (!unary_tensors(r, 0, 1, &in, &out)) return;
   unary_op<Set>(ctx, name, *in, *out, op);
 }
 
