@@ -45,8 +45,21 @@ class ConvFamily(nn.Module):
         x = F.relu6(self.depthwise_strided(x))
         x = self.pointwise(x)
         x = F.max_pool2d(x, 3, stride=2, padding=1)
-        x = self.wide(x)
-        return F.avg_pool2d(x, 2, stride=2, ceil_mode=True)
+        return self.wide(x)
+
+
+class Pooling(nn.Module):
+    """Average pools (ceil mode, padding, global) after a convolution."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(5, 11, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.conv(x)
+        x = F.avg_pool2d(x, 2, stride=2, ceil_mode=True)
+        x = F.avg_pool2d(x, 3, stride=1, padding=1)
+        return x.mean(dim=(2, 3), keepdim=True)
 
 
 class Classifier(nn.Module):
@@ -89,6 +102,7 @@ class Matmul(nn.Module):
 
 MODELS = {
     "conv_family": (ConvFamily, lambda: (torch.randn(1, 3, 23, 19),)),
+    "pooling": (Pooling, lambda: (torch.randn(1, 5, 12, 9),)),
     "classifier": (Classifier, lambda: (torch.randn(3, 37),)),
     "activations": (Activations, lambda: (torch.randn(1, 6, 9, 11),)),
     "matmul": (Matmul, lambda: (torch.randn(2, 7, 19), torch.randn(2, 13, 19))),
