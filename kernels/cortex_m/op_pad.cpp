@@ -3,7 +3,9 @@
 //
 // Constant padding of an int8 tensor of up to 4 dims. pre_pad and post_pad have 4
 // entries in memory order (NHWC for a channels-last tensor); a tensor of rank r < 4 uses
-// the last r entries. out has the input's dim order.
+// the last r entries. out has the input's dim order. Like ExecuTorch's reference, a 4-D
+// tensor with one channel or one pixel counts as channels-last whatever its dim order
+// says (its bytes are the same either way).
 #include <cstring>
 
 #include "kernels/cortex_m/util/args.h"
@@ -22,7 +24,7 @@ void pad_out(KernelContext& ctx, Span<EValue*> args) {
   if (!r.ok()) return;
   const int32_t rank = in->dim();
   if (!check_int8(ctx, kName, *in, "input") || !check_int8(ctx, kName, *out, "out") ||
-      !check_range(ctx, kName, value, -128, 127, "pad_value") || !check_same_layout(ctx, kName, *in, *out, "input", "out")) {
+      !check_range(ctx, kName, value, -128, 127, "pad_value")) {
     return;
   }
   if (rank < 1 || rank > 4 || pre.size() != 4 || post.size() != 4) {
@@ -31,9 +33,11 @@ void pad_out(KernelContext& ctx, Span<EValue*> args) {
     return;
   }
   // Physical (memory-order) sizes, padded to 4 dims with leading ones.
+  static constexpr DimOrderType kChannelsLast[4] = {0, 2, 3, 1};
+  const DimOrderType* order = rank == 4 && stored_in_order(*in, kChannelsLast) ? kChannelsLast : in->dim_order().data();
   int64_t in_dims[4] = {1, 1, 1, 1}, out_dims[4], before[4];
   SizesType sizes[4];
-  for (int32_t i = 0; i < rank; ++i) in_dims[4 - rank + i] = in->size(in->dim_order()[i]);
+  for (int32_t i = 0; i < rank; ++i) in_dims[4 - rank + i] = in->size(order[i]);
   for (int32_t i = 0; i < 4; ++i) {
     if (pre[i] < 0 || post[i] < 0 || pre[i] > 65536 || post[i] > 65536 || (i < 4 - rank && (pre[i] | post[i]) != 0)) {
       KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "pad %d (%lld, %lld) is negative, too large, or pads a dim a %d-D tensor lacks",
@@ -43,8 +47,12 @@ void pad_out(KernelContext& ctx, Span<EValue*> args) {
     out_dims[i] = in_dims[i] + pre[i] + post[i];
     before[i] = pre[i];
   }
-  for (int32_t i = 0; i < rank; ++i) sizes[in->dim_order()[i]] = static_cast<SizesType>(out_dims[4 - rank + i]);
+  for (int32_t i = 0; i < rank; ++i) sizes[order[i]] = static_cast<SizesType>(out_dims[4 - rank + i]);
   if (!portable::resize_output(ctx, kName, *out, {sizes, static_cast<size_t>(rank)})) return;
+  if (!stored_in_order(*out, order)) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "out must be stored in the input's dim order");
+    return;
+  }
   const int8_t* x = in->const_data_ptr<int8_t>();
   int8_t* y = out->mutable_data_ptr<int8_t>();
   std::memset(y, static_cast<int>(static_cast<int8_t>(value)), out->numel());

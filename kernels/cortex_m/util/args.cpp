@@ -7,16 +7,17 @@ namespace cortex_m {
 
 using portable::ShapeString;
 
-namespace {
-
-bool has_dim_order(const Tensor& t, const int32_t* order) {
+bool stored_in_order(const Tensor& t, const DimOrderType* order) {
+  int32_t j = 0;
   for (int32_t i = 0; i < t.dim(); ++i) {
-    if (t.dim_order()[i] != order[i]) return false;
+    const DimOrderType d = t.dim_order()[i];
+    if (t.size(d) == 1) continue;
+    while (j < t.dim() && t.size(order[j]) == 1) ++j;
+    if (j == t.dim() || order[j] != d) return false;
+    ++j;
   }
   return true;
 }
-
-}  // namespace
 
 bool activation_geometry(KernelContext& ctx, const char* op, const Tensor& t, Layout layout,
                          const char* what, Nhwc* out) {
@@ -25,10 +26,10 @@ bool activation_geometry(KernelContext& ctx, const char* op, const Tensor& t, La
                      ShapeString(t).c_str());
     return false;
   }
-  static constexpr int32_t kContiguous[4] = {0, 1, 2, 3};
-  static constexpr int32_t kChannelsLast[4] = {0, 2, 3, 1};
+  static constexpr DimOrderType kContiguous[4] = {0, 1, 2, 3};
+  static constexpr DimOrderType kChannelsLast[4] = {0, 2, 3, 1};
   if (layout == Layout::Nhwc) {
-    if (!has_dim_order(t, kContiguous)) {
+    if (!stored_in_order(t, kContiguous)) {
       KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "%s must be a contiguous NHWC tensor", what);
       return false;
     }
@@ -36,9 +37,8 @@ bool activation_geometry(KernelContext& ctx, const char* op, const Tensor& t, La
     return true;
   }
   *out = {t.size(0), t.size(2), t.size(3), t.size(1)};
-  // With one channel, or one pixel, NCHW and NHWC are the same bytes.
-  const bool same_bytes = out->c == 1 || (out->h == 1 && out->w == 1);
-  if (!has_dim_order(t, kChannelsLast) && !(same_bytes && has_dim_order(t, kContiguous))) {
+  // With one channel, or one pixel, NCHW and NHWC are the same bytes (stored_in_order).
+  if (!stored_in_order(t, kChannelsLast)) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
                      "%s with sizes %s must be stored channels-last (dim order 0, 2, 3, 1)", what,
                      ShapeString(t).c_str());

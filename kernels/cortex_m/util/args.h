@@ -72,6 +72,11 @@ int8_t* scratch_memory(KernelContext& ctx, const char* op, const Tensor* scratch
 namespace kiln {
 namespace cortex_m {
 
+/// True when `t`'s bytes are laid out as if stored in `order` (a permutation of its
+/// dims): its dims of more than one element come in the same sequence in both. (Dims of
+/// size one do not move bytes: PyTorch gives such tensors any of several dim orders.)
+bool stored_in_order(const Tensor& t, const DimOrderType* order);
+
 /// Fails unless `a` and `b` have the same rank and dim order (elementwise kernels walk
 /// both buffers in memory order, whatever the layout).
 bool check_same_layout(KernelContext& ctx, const char* op, const Tensor& a, const Tensor& b,

@@ -7,6 +7,7 @@
 #include "python/kiln/runtime/ethos_u_bindings.h"
 #include "python/kiln/runtime/method_meta_dict.h"
 #include "python/kiln/runtime/runtime_error.h"
+#include "runtime/npy/dim_order_copy.h"
 #include "runtime/platform/log.h"
 
 namespace nb = nanobind;
@@ -102,6 +103,7 @@ void MethodHandle::set_inputs(const std::vector<InputArray>& inputs) {
   input_sizes_.assign(expected, {});
   input_dim_orders_.assign(expected, {});
   input_strides_.assign(expected, {});
+  reordered_inputs_.assign(expected, {});
   input_tensors_.clear();
   input_tensors_.reserve(expected);
   for (size_t i = 0; i < expected; ++i) {
@@ -133,11 +135,23 @@ void MethodHandle::set_inputs(const std::vector<InputArray>& inputs) {
       raise(Error::InputShapeMismatch, context);
     }
     input_strides_[i].resize(array.ndim());
+    // A program may store an input in another dim order (ExecuTorch's Cortex-M programs
+    // keep activations channels-last): the row-major array is reordered into a copy.
+    const void* data = array.data();
+    Result<TensorInfo> info = meta.input_tensor_meta(i);
+    if (info.ok() && !is_default_dim_order(info->dim_order) && info->dim_order.size() == array.ndim()) {
+      reordered_inputs_[i].resize(array.nbytes());
+      check(copy_dim_order(array.data(), reordered_inputs_[i].data(),
+                           {input_sizes_[i].data(), input_sizes_[i].size()}, info->dim_order,
+                           element_size(*type), true), context);
+      for (size_t d = 0; d < array.ndim(); ++d) input_dim_orders_[i][d] = info->dim_order[d];
+      data = reordered_inputs_[i].data();
+    }
     // The array is read-only to Python; the runtime copies a planned input into its
     // buffer and reads an unplanned one in place.
     input_tensors_.emplace_back(*type, static_cast<int32_t>(array.ndim()), input_sizes_[i].data(),
                                 input_dim_orders_[i].data(), input_strides_[i].data(),
-                                const_cast<void*>(array.data()));
+                                const_cast<void*>(data));
     check(method_->set_input(EValue(&input_tensors_.back()), i), context);
   }
 }

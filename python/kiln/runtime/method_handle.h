@@ -58,6 +58,8 @@ class MethodHandle {
   std::vector<std::vector<SizesType>> input_sizes_;
   std::vector<std::vector<DimOrderType>> input_dim_orders_;
   std::vector<std::vector<StridesType>> input_strides_;
+  // Inputs the program stores in another dim order, reordered from the row-major arrays.
+  std::vector<std::vector<uint8_t>> reordered_inputs_;
   std::vector<Tensor> input_tensors_;
 };
 

@@ -7,7 +7,12 @@ to_executorch. The reference outputs come from running the lowered edge program 
 PyTorch, where every cortex_m:: operator is ExecuTorch's own Python reference
 implementation (backends/cortex_m/ops/operators.py) - an independent judge of Kiln's
 kernels. Writes, per model, <out>/<name>.pte, <name>_input_<i>.npy and
-<name>_expected_<i>.npy, and <out>/operators.json (each program's operators).
+<name>_expected_<i>.npy, <name>_macs.json (multiply-accumulates per cortex_m:: operator,
+from the edge graph's shapes) and <out>/operators.json (each program's operators).
+
+Besides the test models below, benchmarks/cortex_m.py asks for single layers (pointwise,
+conv3x3, depthwise, linear) and for Kiln's zoo models (zoo_mv2, zoo_dscnn, zoo_resnet8:
+plain PyTorch modules under python/kiln/models, imported from the source tree).
 
     python executorch_cortex_m_programs.py OUT_DIR [--target cortex-m55] [--models a,b]
 """
@@ -15,9 +20,13 @@ kernels. Writes, per model, <out>/<name>.pte, <name>_input_<i>.npy and
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
+import sys
+from math import prod
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -79,7 +88,7 @@ class Classifier(nn.Module):
 
 
 class Activations(nn.Module):
-    """Table activations, clamps, mul with broadcast, transpose, mean."""
+    """Table activations, mul, mean."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -87,9 +96,10 @@ class Activations(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         y = self.conv(x)
+        # No hardswish, no clamp here: ExecuTorch 1.5.1's Cortex-M flow leaves them float
+        # operators that read int8 tensors (or write a float tensor its int8 average pool
+        # reads), ill-typed programs that only its Python reference runs.
         y = torch.tanh(y) * torch.sigmoid(y)
-        y = torch.clamp(y, min=-0.5, max=0.75)
-        y = F.hardswish(y)
         return y.mean(dim=(2, 3), keepdim=True)
 
 
@@ -109,6 +119,58 @@ MODELS = {
 }
 
 
+#: Single layers for instructions per MAC (benchmarks/cortex_m.py), sized like mv2's.
+LAYERS = {
+    "pointwise": (lambda: nn.Conv2d(96, 24, 1), lambda: (torch.randn(1, 96, 28, 28),)),
+    "conv3x3": (lambda: nn.Conv2d(16, 32, 3, padding=1), lambda: (torch.randn(1, 16, 28, 28),)),
+    "depthwise": (lambda: nn.Conv2d(96, 96, 3, padding=1, groups=96), lambda: (torch.randn(1, 96, 28, 28),)),
+    "linear": (lambda: nn.Linear(1280, 100), lambda: (torch.randn(1, 1280),)),
+}
+
+#: Kiln zoo models: (module under python/kiln/models, its maker).
+ZOO = {"zoo_mv2": ("mobilenet_v2", "make_mobilenet_v2"), "zoo_dscnn": ("ds_cnn", "make_ds_cnn"),
+       "zoo_resnet8": ("resnet", "make_resnet8")}
+
+
+def _model(name: str) -> tuple[nn.Module, Callable[[], tuple[torch.Tensor, ...]]]:
+    """The model and a maker of (calibration) inputs."""
+    if name in ZOO:
+        sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "python"))
+        module, maker = ZOO[name]
+        model, example = getattr(importlib.import_module(f"kiln.models.{module}"), maker)()
+        return model, lambda: tuple(x + 0.1 * torch.randn_like(x) for x in example)
+    if name in LAYERS:
+        make_model, make_inputs = LAYERS[name]
+        return make_model(), make_inputs
+    cls, make_inputs = MODELS[name]
+    return cls(), make_inputs
+
+
+def _macs(graph: Any) -> dict[str, int]:
+    """Multiply-accumulates per cortex_m:: operator (weights are OHWI, depthwise 1HWC)."""
+    macs: dict[str, int] = {}
+    for node in graph.nodes:
+        schema = getattr(node.target, "_schema", None)
+        if node.op != "call_function" or schema is None or not schema.name.startswith("cortex_m::"):
+            continue
+        out = node.meta["val"]
+        shape = lambda i: tuple(node.args[i].meta["val"].shape)  # noqa: E731
+        op = schema.name.split("::")[1]
+        if op.startswith("quantized_depthwise_conv2d"):
+            count = out.numel() * shape(1)[1] * shape(1)[2]
+        elif op.startswith(("quantized_conv2d", "quantized_transpose_conv2d")):
+            count = out.numel() * prod(shape(1)[1:])
+        elif op == "quantized_linear":
+            count = out.numel() * shape(1)[-1]
+        elif op == "quantized_batch_matmul":
+            count = out.numel() * shape(0)[-1]
+        else:
+            continue
+        key = f"cortex_m::{op}"
+        macs[key] = macs.get(key, 0) + int(count)
+    return macs
+
+
 def _channels_last(x: torch.Tensor) -> torch.Tensor:
     return x.to(memory_format=torch.channels_last) if x.dim() == 4 else x
 
@@ -122,8 +184,8 @@ def build(name: str, target: str, out: Path) -> list[str]:
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
 
     torch.manual_seed(sum(map(ord, name)))
-    cls, make_inputs = MODELS[name]
-    model = cls().eval().to(memory_format=torch.channels_last)
+    model, make_inputs = _model(name)
+    model = model.eval().to(memory_format=torch.channels_last)
     inputs = tuple(_channels_last(x) for x in make_inputs())
     graph = torch.export.export(model, inputs).module(check_guards=False)
     prepared = prepare_pt2e(graph, CortexMQuantizer())
@@ -135,6 +197,7 @@ def build(name: str, target: str, out: Path) -> list[str]:
     edge = to_edge_transform_and_lower(exported, compile_config=cortex_m_edge_compile_config())
     manager = CortexMPassManager(edge.exported_program(), target_config=CortexMTargetConfig.from_target_string(target))
     edge._edge_programs["forward"] = manager.transform()
+    (out / f"{name}_macs.json").write_text(json.dumps(_macs(edge.exported_program().graph)))
     expected = edge.exported_program().module()(*inputs)
     expected = expected if isinstance(expected, (tuple, list)) else (expected,)
     program = edge.to_executorch(config=ExecutorchBackendConfig(extract_delegate_segments=False))

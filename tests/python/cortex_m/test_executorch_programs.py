@@ -6,7 +6,7 @@ The programs keep activations channels-last and mix cortex_m:: kernels with port
 float ones (a clamp ExecuTorch could not fuse stays a float hardtanh between a
 dequantize and a quantize). Where ExecuTorch's reference computes in float what the
 kernels (as CMSIS-NN) compute in fixed point - softmax, and ties of an average - the
-two may differ by one step; TOLERANCE says which models allow that.
+two may differ by one step; TEST_MODELS (conftest.py) says which models allow that.
 """
 
 from __future__ import annotations
@@ -17,15 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import NEEDS_EXECUTORCH
+pytestmark = [pytest.mark.executorch, pytest.mark.slow]
 
-pytestmark = [pytest.mark.executorch, pytest.mark.slow, NEEDS_EXECUTORCH]
-
-#: Largest difference (in output steps) allowed per model; 0 = bit-exact.
-TOLERANCE = {"conv_family": 0, "classifier": 1, "activations": 0, "matmul": 0}
+from .conftest import TEST_MODELS  # type: ignore[import-not-found]
 
 
-@pytest.mark.parametrize("name", sorted(TOLERANCE))
+@pytest.mark.parametrize("name", sorted(TEST_MODELS))
 def test_kiln_run_matches_executorch_reference(name: str, executorch_programs, kiln_run_command,
                                                tmp_path: Path) -> None:
     folder, operators = executorch_programs
@@ -49,4 +46,4 @@ def test_kiln_run_matches_executorch_reference(name: str, executorch_programs, k
             diff = np.abs(got - want) / step
         else:
             diff = np.abs(got.astype(np.int32) - want.astype(np.int32))
-        assert float(diff.max()) <= TOLERANCE[name] + 1e-3, f"{name} output {i}: max difference {diff.max()} steps"
+        assert float(diff.max()) <= TEST_MODELS[name] + 1e-3, f"{name} output {i}: max difference {diff.max()} steps"

@@ -10,17 +10,13 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import NEEDS_EXECUTORCH
-from cortex_m_firmware import build_and_run, prepare
+from kiln.deploy.cortex_m import build_and_run, prepare_existing
 
-pytestmark = [pytest.mark.executorch, pytest.mark.slow, NEEDS_EXECUTORCH]
+from .conftest import TEST_MODELS  # type: ignore[import-not-found]
 
-#: Programs whose ExecuTorch reference is exact; the others are checked against the host.
-EXACT_REFERENCE = ("conv_family", "activations", "matmul")
-PROGRAMS = ("conv_family", "classifier", "activations", "matmul")
+pytestmark = [pytest.mark.executorch, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("flavour", ["mve", "dsp"])
@@ -28,9 +24,9 @@ def test_firmware_matches_reference(flavour: str, executorch_programs, kiln_run_
                                     tmp_path_factory: pytest.TempPathFactory) -> None:
     folder, _ = executorch_programs
     build_dir = tmp_path_factory.mktemp(f"firmware_{flavour}")
-    for name in PROGRAMS:
+    for name, tolerance in TEST_MODELS.items():
         inputs = sorted(folder.glob(f"{name}_input_*.npy"))
-        if name in EXACT_REFERENCE:
+        if tolerance == 0:
             expected = sorted(folder.glob(f"{name}_expected_*.npy"))
         else:
             host = build_dir / f"{name}_host"
@@ -39,7 +35,7 @@ def test_firmware_matches_reference(flavour: str, executorch_programs, kiln_run_
                 command += ["--input", str(path)]
             subprocess.run(command, check=True, capture_output=True, timeout=300)
             expected = sorted(host.glob("output_*.npy"))
-        prepared = prepare(folder / f"{name}.pte", inputs, expected, build_dir / name)
+        prepared = prepare_existing(folder / f"{name}.pte", inputs, expected, build_dir / name)
         run = build_and_run(prepared, flavour, build_dir / "build")
         assert run.result.exit_code == 0, f"{name} ({flavour}): {run.result.meaning}\n{run.result.output[-3000:]}"
         assert "bit for bit" in run.result.output, run.result.output[-2000:]

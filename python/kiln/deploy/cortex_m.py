@@ -1,11 +1,12 @@
-"""Builds the runner firmware for a given .pte with a chosen Cortex-M kernel flavour and
-runs it in QEMU (shared by the firmware tests and benchmarks/cortex_m.py)."""
+"""Firmware for an existing .pte (no kiln-aot step) with a chosen Cortex-M kernel flavour,
+run in QEMU: ExecuTorch's programs on the firmware (tests/python/cortex_m) and the
+flavour comparison of benchmarks/cortex_m.py."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -20,12 +21,15 @@ FLAVOURS = {"mve": "auto", "dsp": "dsp", "portable": "portable"}
 
 @dataclass(frozen=True)
 class FirmwareRun:
+    """QEMU's result and the ELF it ran."""
+
     result: QemuResult
     elf: Path
 
 
-def prepare(pte: Path, inputs: Sequence[Path], expected: Sequence[Path], out: Path) -> PreparedProgram:
-    """The manifest and embedded files of an existing program (no kiln-aot)."""
+def prepare_existing(pte: Path, inputs: Sequence[Path], expected: Sequence[Path], out: Path) -> PreparedProgram:
+    """The memory manifest of an existing program, with its input and expected-output
+    .npy files, ready for build_firmware."""
     out.mkdir(parents=True, exist_ok=True)
     arrays = [np.load(p) for p in inputs]
     manifest = write_manifest(pte, out, inputs=arrays, board=CORSTONE_300)
@@ -34,8 +38,9 @@ def prepare(pte: Path, inputs: Sequence[Path], expected: Sequence[Path], out: Pa
 
 
 def build_and_run(prepared: PreparedProgram, flavour: str, build_dir: Path, timeout: float = 300.0) -> FirmwareRun:
-    """Builds `prepared` into Cortex-M55 firmware whose kernels are `flavour` (FLAVOURS)
-    and runs it on QEMU's mps3-an547."""
-    elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu="cortex-m55",
+    """Builds ``prepared`` into Cortex-M55 firmware whose kernels are ``flavour`` (a key of
+    FLAVOURS) and runs it on QEMU's mps3-an547. Reusing ``build_dir`` for another program
+    rebuilds only the embedded files."""
+    elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu="cortex-m55", selective=True,
                          cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={FLAVOURS[flavour]}"])
     return FirmwareRun(run_firmware(elf, timeout=timeout), elf)
