@@ -208,7 +208,8 @@ void depthwise_conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, La
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
                      "%d input channels x depth multiplier %lld must equal the weight's %d output channels "
                      "(kernel %dx%d)",
-                     a.in.c, static_cast<long long>(multiplier), out_channels, a.kernel[0], a.kernel[1]);
+                     static_cast<int>(a.in.c), static_cast<long long>(multiplier), static_cast<int>(out_channels),
+                     static_cast<int>(a.kernel[0]), static_cast<int>(a.kernel[1]));
     return;
   }
   if (!finish_conv_args(ctx, op, layout, out_channels,

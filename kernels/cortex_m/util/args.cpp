@@ -94,7 +94,7 @@ bool check_per_channel_params(KernelContext& ctx, const char* op, const Tensor& 
   const int32_t* s = shifts.const_data_ptr<int32_t>();
   for (int32_t c = 0; c < channels; ++c) {
     if (!check_requantize_params(ctx, op, m[c], s[c], "output channel")) {
-      KILN_LOG(Error, "%s: (output channel %d of %d)", op, c, channels);
+      KILN_LOG(Error, "%s: (output channel %d of %d)", op, static_cast<int>(c), static_cast<int>(channels));
       return false;
     }
   }
