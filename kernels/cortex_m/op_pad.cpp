@@ -29,7 +29,7 @@ void pad_out(KernelContext& ctx, Span<EValue*> args) {
   }
   if (rank < 1 || rank > 4 || pre.size() != 4 || post.size() != 4) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "needs a tensor of 1 to 4 dims (has %d) and 4 pads each (%zu, %zu)",
-                     rank, pre.size(), post.size());
+                     static_cast<int>(rank), pre.size(), post.size());
     return;
   }
   // Physical (memory-order) sizes, padded to 4 dims with leading ones.
@@ -41,7 +41,8 @@ void pad_out(KernelContext& ctx, Span<EValue*> args) {
   for (int32_t i = 0; i < 4; ++i) {
     if (pre[i] < 0 || post[i] < 0 || pre[i] > 65536 || post[i] > 65536 || (i < 4 - rank && (pre[i] | post[i]) != 0)) {
       KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "pad %d (%lld, %lld) is negative, too large, or pads a dim a %d-D tensor lacks",
-                       i, static_cast<long long>(pre[i]), static_cast<long long>(post[i]), rank);
+                       static_cast<int>(i), static_cast<long long>(pre[i]), static_cast<long long>(post[i]),
+                       static_cast<int>(rank));
       return;
     }
     out_dims[i] = in_dims[i] + pre[i] + post[i];

@@ -54,8 +54,8 @@ void avg_pool2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout l
   PoolArgs a;
   if (!read_pool_args(ctx, op, *in, *out, layout, kernel, stride, padding, {kNoDilation, 2}, ceil_mode, &a)) return;
   if (static_cast<int64_t>(a.kernel[0]) * a.kernel[1] > (int64_t{1} << 23)) {
-    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "window %dx%d is too large for a 32-bit sum", a.kernel[0],
-                     a.kernel[1]);
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "window %dx%d is too large for a 32-bit sum", static_cast<int>(a.kernel[0]),
+                     static_cast<int>(a.kernel[1]));
     return;
   }
   const int64_t in_image = static_cast<int64_t>(a.in.h) * a.in.w * a.in.c;

@@ -55,7 +55,8 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
     return;
   }
   if (a.weight->dim() != 4) {
-    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "weight must be 4-D OHWI, has %d dims", a.weight->dim());
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "weight must be 4-D OHWI, has %d dims",
+                     static_cast<int>(a.weight->dim()));
     return;
   }
   const int32_t out_channels = a.weight->size(0);
@@ -66,7 +67,8 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
       out_channels % (a.in.c / group_channels) != 0 || a.kernel[0] > kMaxWindow || a.kernel[1] > kMaxWindow) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
                      "weight %dx%dx%dx%d (OHWI) does not fit %d input channels (groups must divide both)",
-                     out_channels, a.kernel[0], a.kernel[1], group_channels, a.in.c);
+                     static_cast<int>(out_channels), static_cast<int>(a.kernel[0]), static_cast<int>(a.kernel[1]),
+                     static_cast<int>(group_channels), static_cast<int>(a.in.c));
     return;
   }
   const int32_t groups = a.in.c / group_channels;

@@ -59,7 +59,8 @@ void quantized_linear_out(KernelContext& ctx, Span<EValue*> args) {
   }
   SizesType sizes[16];
   if (in->dim() > 16) {
-    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "input has %d dims, at most 16 are supported", in->dim());
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "input has %d dims, at most 16 are supported",
+                     static_cast<int>(in->dim()));
     return;
   }
   for (int32_t d = 0; d < in->dim(); ++d) sizes[d] = in->size(d);

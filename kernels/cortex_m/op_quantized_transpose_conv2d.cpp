@@ -30,7 +30,7 @@ void transpose_conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, La
   if (a.weight->dim() != 4 || a.weight->size(3) != a.in.c || a.weight->size(1) > kMaxWindow ||
       a.weight->size(2) > kMaxWindow) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "weight %s must be OHWI with I = %d input channels (one group)",
-                     portable::ShapeString(*a.weight).c_str(), a.in.c);
+                     portable::ShapeString(*a.weight).c_str(), static_cast<int>(a.in.c));
     return;
   }
   const int32_t out_channels = a.weight->size(0);

@@ -102,14 +102,14 @@ void softmax_out(KernelContext& ctx, Span<EValue*> args) {
   }
   if (in->dim() == 0 || axis != in->dim() - 1) {
     KILN_KERNEL_FAIL(ctx, Error::NotSupported, kName, "only the last dim (of %d) is supported, got dim %lld",
-                     in->dim(), static_cast<long long>(dim));
+                     static_cast<int>(in->dim()), static_cast<long long>(dim));
     return;
   }
   const int32_t row = in->size(axis);
   if (row <= 0) return;
   // 12 integer bits hold the sum of up to 4095 terms below 1.
   if (row >= (1 << kAccumulationBits)) {
-    KILN_KERNEL_FAIL(ctx, Error::NotSupported, kName, "rows of %d values; at most %d are supported", row,
+    KILN_KERNEL_FAIL(ctx, Error::NotSupported, kName, "rows of %d values; at most %d are supported", static_cast<int>(row),
                      (1 << kAccumulationBits) - 1);
     return;
   }

@@ -21,7 +21,7 @@ void transpose_out(KernelContext& ctx, Span<EValue*> args) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName,
                      "input %s (%d dims, at most %d) needs a permutation of as many dims (got %zu) and an out of "
                      "its dtype",
-                     portable::ShapeString(*in).c_str(), rank, kMaxDims, perm.size());
+                     portable::ShapeString(*in).c_str(), static_cast<int>(rank), static_cast<int>(kMaxDims), perm.size());
     return;
   }
   SizesType sizes[kMaxDims];
@@ -37,7 +37,7 @@ void transpose_out(KernelContext& ctx, Span<EValue*> args) {
     const int64_t p = perm[d] < 0 ? perm[d] + rank : perm[d];
     if (p < 0 || p >= rank || seen[p]) {
       KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, kName, "perm entry %lld is not a permutation of %d dims",
-                       static_cast<long long>(perm[d]), rank);
+                       static_cast<long long>(perm[d]), static_cast<int>(rank));
       return;
     }
     seen[p] = true;

@@ -72,7 +72,8 @@ bool check_requantize_params(KernelContext& ctx, const char* op, int64_t multipl
   if (multiplier < 0 || multiplier > INT32_MAX || !shift_in_range(shift)) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
                      "%s: multiplier %lld / shift %lld out of range (multiplier in [0, 2^31), shift in [%d, %d])",
-                     what, static_cast<long long>(multiplier), static_cast<long long>(shift), kMinShift, kMaxShift);
+                     what, static_cast<long long>(multiplier), static_cast<long long>(shift), static_cast<int>(kMinShift),
+                     static_cast<int>(kMaxShift));
     return false;
   }
   return true;
@@ -86,7 +87,7 @@ bool check_per_channel_params(KernelContext& ctx, const char* op, const Tensor& 
   }
   if (multipliers.numel() != static_cast<size_t>(channels) || shifts.numel() != static_cast<size_t>(channels)) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
-                     "%d output channels need as many multipliers and shifts, got %zu and %zu", channels,
+                     "%d output channels need as many multipliers and shifts, got %zu and %zu", static_cast<int>(channels),
                      multipliers.numel(), shifts.numel());
     return false;
   }
@@ -107,7 +108,7 @@ bool check_bias(KernelContext& ctx, const char* op, const Tensor* bias, int32_t 
   if (!portable::check_dtype(ctx, op, *bias, ScalarType::Int, what)) return false;
   if (bias->numel() != static_cast<size_t>(channels)) {
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op, "%s has %zu elements, need %d", what,
-                     bias->numel(), channels);
+                     bias->numel(), static_cast<int>(channels));
     return false;
   }
   return true;

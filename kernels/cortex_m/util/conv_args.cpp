@@ -49,8 +49,10 @@ bool finish_conv_args(KernelContext& ctx, const char* op, Layout layout, int32_t
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
                      "input %dx%d with kernel %dx%d, stride %d/%d, padding %d/%d, dilation %d/%d gives "
                      "no output (%lldx%lld)",
-                     a->in.h, a->in.w, a->kernel[0], a->kernel[1], a->stride[0], a->stride[1], a->padding[0],
-                     a->padding[1], a->dilation[0], a->dilation[1], static_cast<long long>(out_h),
+                     static_cast<int>(a->in.h), static_cast<int>(a->in.w), static_cast<int>(a->kernel[0]),
+                     static_cast<int>(a->kernel[1]), static_cast<int>(a->stride[0]), static_cast<int>(a->stride[1]),
+                     static_cast<int>(a->padding[0]), static_cast<int>(a->padding[1]), static_cast<int>(a->dilation[0]),
+                     static_cast<int>(a->dilation[1]), static_cast<long long>(out_h),
                      static_cast<long long>(out_w));
     return false;
   }

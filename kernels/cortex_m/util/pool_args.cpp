@@ -22,8 +22,9 @@ bool read_pool_args(KernelContext& ctx, const char* op, const Tensor& input, Ten
     KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
                      "input %dx%d, kernel %dx%d, stride %d/%d, padding %d/%d: no output, or padding over half the "
                      "kernel",
-                     a->in.h, a->in.w, a->kernel[0], a->kernel[1], a->stride[0], a->stride[1], a->padding[0],
-                     a->padding[1]);
+                     static_cast<int>(a->in.h), static_cast<int>(a->in.w), static_cast<int>(a->kernel[0]),
+                     static_cast<int>(a->kernel[1]), static_cast<int>(a->stride[0]), static_cast<int>(a->stride[1]),
+                     static_cast<int>(a->padding[0]), static_cast<int>(a->padding[1]));
     return false;
   }
   a->output = {a->in.n, static_cast<int32_t>(oh), static_cast<int32_t>(ow), a->in.c};
