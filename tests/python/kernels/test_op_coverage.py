@@ -1,10 +1,11 @@
-"""The portable kernel table, the runtime's registry, the AOT op table and the op
-tests agree:
+"""The kernel tables, the runtime's registry, the AOT op table and the op tests agree:
 
-1. the runtime registers exactly the operators of kernels/portable/op_table.yaml (its
-   registration is generated from that table), whose kernel functions exist as named;
+1. the runtime registers exactly the operators of the kernel libraries' tables
+   (kernels/<library>/op_table.yaml for each of KERNEL_LIBRARIES; the registration is
+   generated from them), whose kernel functions exist as named;
 2. the programs exported by the op tests (test_op_*.py, run before this file) call
-   every operator of the table, except the ones only ExecuTorch's exporter emits and
+   every operator of the portable table (the Cortex-M library's int8 operators come
+   from ExecuTorch's programs: tests/python/cortex_m), except the ones only ExecuTorch's exporter emits and
    the ones the op tests build call by call (check_op.call) because Kiln's exporter
    cannot emit them;
 3. every out variant in kiln.passes.aten_out_variants.OUT_VARIANTS has a kernel or is listed
@@ -27,7 +28,6 @@ from kiln.passes.kernel_availability import KERNEL_LIBRARIES, kernel_operators, 
 from kiln.runtime import Runtime
 
 REPO = Path(__file__).resolve().parents[3]
-PORTABLE = REPO / "kernels" / "portable"
 
 # Operators Kiln's exporter never emits; ExecuTorch's does. Programs that call them
 # come from ExecuTorch's exporter: test them in tests/python/interop (which needs the
@@ -74,14 +74,21 @@ AOT_ONLY_NO_KERNEL_YET: frozenset[str] = frozenset(
 )  # fmt: skip
 
 
-def _yaml_entries() -> list[dict]:
-    return yaml.safe_load((PORTABLE / "op_table.yaml").read_text(encoding="utf-8"))
+def _yaml_entries(library: str = "portable") -> list[dict]:
+    return yaml.safe_load((REPO / "kernels" / library / "op_table.yaml").read_text(encoding="utf-8"))
 
 
-def _table_operators() -> set[str]:
-    """Operators of kernels/portable/op_table.yaml in this source tree."""
-    assert KERNEL_LIBRARIES == ("portable",), "extend these tests to the new kernel library"
-    return {entry["op"] for entry in _yaml_entries()}
+def _table_operators(library: str = "portable") -> set[str]:
+    """Operators of kernels/<library>/op_table.yaml in this source tree."""
+    return {entry["op"] for entry in _yaml_entries(library)}
+
+
+def _all_table_operators() -> set[str]:
+    """Operators of every kernel library's table (they must not overlap)."""
+    tables = [_table_operators(library) for library in KERNEL_LIBRARIES]
+    union = set().union(*tables)
+    assert len(union) == sum(len(t) for t in tables), "two kernel libraries list the same operator"
+    return union
 
 
 # --- 1. the table, the registration code and the runtime agree ----------------------
@@ -89,21 +96,26 @@ def _table_operators() -> set[str]:
 
 def test_every_table_operator_is_registered_by_the_runtime() -> None:
     """(A difference after editing the table or the kernels: rebuild the extension.)"""
-    table = _table_operators()
+    table = _all_table_operators()
     registered = Runtime.get().operators
     assert len(registered) == len(set(registered)), "an operator is registered twice"
-    assert sorted(table - set(registered)) == [], "in op_table.yaml but not registered"
-    assert sorted(set(registered) - table) == [], "registered but missing from op_table.yaml"
+    assert sorted(table - set(registered)) == [], "in an op_table.yaml but not registered"
+    assert sorted(set(registered) - table) == [], "registered but missing from every op_table.yaml"
 
 
 def test_every_table_kernel_is_defined_in_its_source() -> None:
     """The registration is generated from the table (tools/codegen); the table's
     kernel functions and source files must exist as named."""
-    entries = _yaml_entries()
+    for library in KERNEL_LIBRARIES:
+        _check_table_kernels(library)
+
+
+def _check_table_kernels(library: str) -> None:
+    entries = _yaml_entries(library)
     assert len({entry["op"] for entry in entries}) == len(entries), "an operator is listed twice"
     for entry in entries:
-        function = entry["kernel"].removeprefix("kiln::portable::")
-        kernel_file = PORTABLE / entry["source"]
+        function = entry["kernel"].removeprefix(f"kiln::{library}::")
+        kernel_file = REPO / "kernels" / library / entry["source"]
         assert kernel_file.is_file(), f"{entry['op']}: {entry['source']} does not exist"
         definition = re.compile(rf"\bvoid\s+{function}\s*\(\s*KernelContext\s*&")
         assert definition.search(kernel_file.read_text(encoding="utf-8")), (
@@ -135,10 +147,11 @@ def test_op_tests_cover_every_kernel(operator_log, every_op_test_selected) -> No
 def test_export_reads_the_kernel_table() -> None:
     """kiln.export's check uses the table the package ships (or this tree's): the same
     operators as this source tree (else rebuild/reinstall the package)."""
-    packaged = op_table_text("portable")
-    assert packaged is not None
-    assert {entry["op"] for entry in yaml.safe_load(packaged)} == _table_operators()
-    assert kernel_operators() == frozenset(_table_operators())
+    for library in KERNEL_LIBRARIES:
+        packaged = op_table_text(library)
+        assert packaged is not None, library
+        assert {entry["op"] for entry in yaml.safe_load(packaged)} == _table_operators(library)
+    assert kernel_operators() == frozenset(_all_table_operators())
 
 
 def test_every_out_variant_has_a_kernel_or_is_listed_as_aot_only() -> None:
