@@ -4,10 +4,10 @@
    (kernels/<library>/op_table.yaml for each of KERNEL_LIBRARIES; the registration is
    generated from them), whose kernel functions exist as named;
 2. the programs exported by the op tests (test_op_*.py, run before this file) call
-   every operator of the portable table (the Cortex-M library's int8 operators come
-   from ExecuTorch's programs: tests/python/cortex_m), except the ones only ExecuTorch's exporter emits and
-   the ones the op tests build call by call (check_op.call) because Kiln's exporter
-   cannot emit them;
+   every operator of the portable table, except the ones only ExecuTorch's exporter
+   emits and the ones the op tests build call by call (check_op.call) because Kiln's
+   exporter cannot emit them (the Cortex-M library's operators are tested with
+   ExecuTorch's programs in tests/python/cortex_m);
 3. every out variant in kiln.passes.aten_out_variants.OUT_VARIANTS has a kernel or is listed
    as AOT-only below, and kiln.export refuses the AOT-only ones by node and operator.
 """
