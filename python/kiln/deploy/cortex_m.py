@@ -39,8 +39,8 @@ def prepare_existing(pte: Path, inputs: Sequence[Path], expected: Sequence[Path]
 
 def build_and_run(prepared: PreparedProgram, flavour: str, build_dir: Path, timeout: float = 300.0) -> FirmwareRun:
     """Builds ``prepared`` into Cortex-M55 firmware whose kernels are ``flavour`` (a key of
-    FLAVOURS) and runs it on QEMU's mps3-an547. Reusing ``build_dir`` for another program
-    rebuilds only the embedded files."""
-    elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu="cortex-m55", selective=True,
-                         cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={FLAVOURS[flavour]}"])
+    FLAVOURS), linking only the program's kernels, and runs it on QEMU's mps3-an547.
+    Reusing ``build_dir`` for another program recompiles only what differs."""
+    elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu="cortex-m55",
+                         selective=True, cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={FLAVOURS[flavour]}"])
     return FirmwareRun(run_firmware(elf, timeout=timeout), elf)
