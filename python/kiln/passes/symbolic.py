@@ -16,6 +16,7 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Mapping, Optional, Union
 
+import sympy
 import torch
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
@@ -59,7 +60,8 @@ def upper_bound(size: Any, ranges: RangeConstraints, what: str) -> int:
         return int(size)
     expression = size.node.expr
     bound = bound_sympy(expression, dict(ranges)).upper
-    if not bound.is_finite:
+    # An unbounded size's bound is torch's int_oo (a sympy Number, but no Integer).
+    if not isinstance(bound, sympy.Integer):
         symbols = ", ".join(sorted(str(s) for s in expression.free_symbols))
         raise ExportError(
             f"{what} has size {expression}, which has no upper bound: give each dynamic "

@@ -19,6 +19,12 @@ Comparison rule: floating outputs need ``max |kiln - torch| <= 1e-5 * max(1, max
 over finite values, with NaN and +-inf in the same places; integer, bool and
 index outputs, and every output of an ``exact=True`` check, must be bit-identical.
 
+Every exported check also runs the program with bounded dynamic shapes: each input
+and intermediate tensor declared one larger in every dimension (``DYNAMIC_BOUND``,
+memory planned for that bound) while the inputs keep their sizes. Each kernel then
+gets outputs larger than its result and must resize them (``resize_output``); the
+outputs must equal the static program's bit for bit.
+
 Operators Kiln's exporter never emits (data-dependent output shapes, in-place
 updates, ExecuTorch's own copies) are checked with ``check_op.call``: a program of
 that one kernel call, built directly from Kiln's method graph classes, whose out
@@ -42,7 +48,7 @@ import pytest
 import torch
 
 import kiln
-from kiln.export import lower_edge_program, program_from_methods
+from kiln.export import lower_edge_program, program_from_methods, to_edge_program
 from kiln.memory import plan_memory
 from kiln.passes import method_graph as mg
 from kiln.runtime import Runtime
@@ -192,17 +198,38 @@ def compare(got: torch.Tensor, want: torch.Tensor, *, exact: bool, what: str) ->
         fail(f"max abs error {error:.3g} > {bound:.3g}")
 
 
-def export_preserving(
-    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], preserve: Sequence[Any]
-) -> kiln.Program:
-    """kiln.export's stages, with `preserve` left out of the core-ATen decompositions
-    (for kernels of operators torch decomposes by default, e.g. hardswish)."""
+def edge_program(
+    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], preserve: Sequence[Any] = ()
+) -> torch.export.ExportedProgram:
+    """kiln.export's first stage, with `preserve` left out of the core-ATen
+    decompositions (for kernels of operators torch decomposes by default, e.g. hardswish)."""
+    if not preserve:
+        return to_edge_program(module, inputs)
     exported = torch.export.export(module, inputs, strict=False)
     table = torch.export.default_decompositions()
     for operator in preserve:
         table.pop(operator, None)
-    edge = exported.run_decompositions(table)
-    return program_from_methods([lower_edge_program(edge)])
+    return exported.run_decompositions(table)
+
+
+def with_bounds_above_shapes(method: mg.MethodGraph) -> mg.MethodGraph:
+    """Declares every input and intermediate tensor (not the 0-dim ones) one larger in
+    each dimension, as a bounded dynamic shape, and plans memory for those bounds: the
+    same computation on tensors smaller than their bounds."""
+    for tensor in method.tensors():
+        if tensor.role in (mg.TensorRole.INPUT, mg.TensorRole.ACTIVATION) and tensor.shape:
+            tensor.shape = tuple(size + 1 for size in tensor.shape)
+            tensor.dynamic = True
+    plan_memory(method)
+    return method
+
+
+def _same_bits(got: torch.Tensor, want: torch.Tensor) -> bool:
+    return (
+        got.dtype == want.dtype
+        and tuple(got.shape) == tuple(want.shape)
+        and got.contiguous().numpy().tobytes() == want.contiguous().numpy().tobytes()
+    )
 
 
 @pytest.fixture(scope="session")
@@ -346,13 +373,25 @@ class OpChecker:
     def _export_and_run(
         self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], ops: Iterable[str], preserve: Sequence[Any]
     ) -> list[torch.Tensor]:
-        if preserve:
-            program = export_preserving(module, inputs, preserve)
-        else:
-            program = kiln.export(module, inputs)
+        """Kiln's outputs; fails unless the bounded-dynamic variant gives the same bits."""
+        edge = edge_program(module, inputs, preserve)
+        program = program_from_methods([lower_edge_program(edge)])
         self._log.record(self._test_id, program.operators)
         missing = [name for name in ops if name not in program.operators]
         assert not missing, f"program does not call {missing}; it calls {program.operators}"
+        outputs = self._run(program, inputs)
+        bounded = program_from_methods([with_bounds_above_shapes(lower_edge_program(edge))])
+        bounded_outputs = self._run(bounded, inputs)
+        differ = [i for i, (a, b) in enumerate(zip(bounded_outputs, outputs)) if not _same_bits(a, b)]
+        assert not differ, (
+            f"outputs {differ} differ when the tensors are smaller than their dynamic bounds "
+            f"(a kernel that does not resize its output?): {[bounded_outputs[i] for i in differ]} "
+            f"vs {[outputs[i] for i in differ]}"
+        )
+        return outputs
+
+    @staticmethod
+    def _run(program: kiln.Program, inputs: tuple[torch.Tensor, ...]) -> list[torch.Tensor]:
         method = Runtime.get().load_program(program.to_bytes()).load_method("forward")
         return method.execute(list(inputs))
 

@@ -1,18 +1,19 @@
 """ExecuTorch 1.5.1's side of the runtime-parity interop tests (several methods, dynamic
 shapes, state, non-tensor inputs). Runs in the ExecuTorch venv; imports neither kiln
-nor pytest. Usage:
+nor pytest. Everything happens in one process (importing ExecuTorch takes most of the
+time):
 
-    python executorch_peer.py export SPEC.json   # {"methods": {name: "m.pt2"}, "out": "p.pte"}
-    python executorch_peer.py run SPEC.json      # {"program": "p.pte", "out_dir": "d",
-                                                 #  "calls": [{"method": "forward",
-                                                 #             "inputs": [{"npy": "x.npy"},
-                                                 #                        {"int": 3}]}]}
+    python executorch_peer.py BATCH.json
 
-``export`` lowers each saved torch.export program with ExecuTorch into one program;
-mutable buffers keep their initial values (InitializedMutableBufferPass). ``run``
-makes the calls in order on one loaded program (a method keeps its state from call
-to call) and writes out_dir/results.json: per call {"outputs": [file or number]} or
-{"error": message}; tensors go to out_dir/call<k>_output<i>.npy.
+    {"exports": [{"methods": {"forward": "f.pt2", "reset": "r.pt2"}, "out": "p.pte"}],
+     "runs": [{"program": "k.pte", "out_dir": "d",
+               "calls": [{"method": "forward", "inputs": [{"npy": "x.npy"}, {"int": 3}]}]}]}
+
+Each export lowers saved torch.export programs with ExecuTorch into one program, the
+mutable buffers keeping their initial values (InitializedMutableBufferPass). Each run
+makes its calls in order on one loaded program (a method keeps its state from call to
+call) and writes out_dir/results.json: per call {"outputs": [{"npy": file} or
+{"number": n}]} or {"error": message}.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def _input(description: dict[str, Any]) -> Any:
     return bool(description["bool"])
 
 
-def _output(value: Any, out_dir: Path, call: int, index: int) -> Any:
+def _output(value: Any, out_dir: Path, call: int, index: int) -> dict[str, Any]:
     if isinstance(value, torch.Tensor):
         path = out_dir / f"call{call}_output{index}.npy"
         np.save(path, value.numpy())
@@ -59,20 +60,25 @@ def run(spec: dict[str, Any]) -> None:
 
     out_dir = Path(spec["out_dir"])
     out_dir.mkdir(parents=True, exist_ok=True)
-    program = Runtime.get().load_program(spec["program"])
-    results = []
-    for index, call in enumerate(spec["calls"]):
-        try:
-            method = program.load_method(call["method"])
-            outputs = method.execute([_input(d) for d in call["inputs"]])
-        except Exception as error:  # recorded for the caller, which decides
-            results.append({"error": f"{type(error).__name__}: {error}"})
-            continue
-        results.append({"outputs": [_output(v, out_dir, index, i) for i, v in enumerate(outputs)]})
+    results: list[dict[str, Any]] = []
+    try:
+        program = Runtime.get().load_program(spec["program"])
+    except Exception as error:  # recorded for the caller, which decides
+        results = [{"error": f"{type(error).__name__}: {error}"} for _ in spec["calls"]]
+    else:
+        for index, call in enumerate(spec["calls"]):
+            try:
+                outputs = program.load_method(call["method"]).execute([_input(d) for d in call["inputs"]])
+            except Exception as error:
+                results.append({"error": f"{type(error).__name__}: {error}"})
+                continue
+            results.append({"outputs": [_output(v, out_dir, index, i) for i, v in enumerate(outputs)]})
     (out_dir / "results.json").write_text(json.dumps(results))
 
 
 if __name__ == "__main__":
-    command, spec_path = sys.argv[1:3]
-    spec = json.loads(Path(spec_path).read_text())
-    {"export": export, "run": run}[command](spec)
+    batch = json.loads(Path(sys.argv[1]).read_text())
+    for export_spec in batch.get("exports", []):
+        export(export_spec)
+    for run_spec in batch.get("runs", []):
+        run(run_spec)
