@@ -259,10 +259,11 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t i) {
     return Error::InvalidState;
   }
   Tensor& tensor = values_[index].to_tensor();
-  if (data == nullptr || size < tensor.nbytes() ||
+  // A dynamic-bound output may grow back to its bound: the memory must hold that much.
+  if (data == nullptr || size < tensor.capacity_nbytes() ||
       reinterpret_cast<uintptr_t>(data) % tensor.element_size() != 0) {
     KILN_LOG(Error, "output %zu needs %zu bytes aligned to %zu; %zu given at %p", i,
-             tensor.nbytes(), tensor.element_size(), size, data);
+             tensor.capacity_nbytes(), tensor.element_size(), size, data);
     return Error::InvalidArgument;
   }
   tensor.set_data(data);

@@ -71,8 +71,9 @@ class Method final {
   /// a value of the wrong kind.
   Error set_input(const EValue& value, size_t i);
 
-  /// Gives unplanned output `i` its memory (`size` bytes, at least the tensor's).
-  /// InvalidState if the output is memory-planned (it already has memory).
+  /// Gives unplanned output `i` its memory (`size` bytes, at least the tensor's at its
+  /// declared sizes: a dynamic-bound output may grow back to its bound). InvalidState if
+  /// the output is memory-planned (it already has memory).
   Error set_output_data_ptr(void* data, size_t size, size_t i);
 
   /// Runs the method. InvalidState if an input was never set or an unplanned output

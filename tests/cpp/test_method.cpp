@@ -470,6 +470,21 @@ TEST_F(MethodTest, RefusesADynamicInputBeyondItsBoundInAnyDimension) {
   EXPECT_EQ(method().get_input(0).to_tensor().numel(), 6u);
 }
 
+TEST_F(MethodTest, AskForOutputMemoryForTheWholeBoundOfADynamicOutput) {
+  ProgramSpec spec = add_program_spec();
+  TensorSpec& x = spec.plans[0].values[0].tensor;  // [2, 3], also returned as output 1
+  x.planned = false;
+  x.shape_dynamism = 1;
+  spec.plans[0].outputs.push_back(0);
+  ASSERT_EQ(init(spec), Error::Ok);
+  FloatTensor smaller({1, 3}, {1, 2, 3});
+  ASSERT_EQ(method().set_input(EValue(&smaller.tensor), 0), Error::Ok);
+  std::vector<float> memory(6);
+  // 12 bytes hold the current [1, 3], not the [2, 3] a later input may bring.
+  EXPECT_EQ(method().set_output_data_ptr(memory.data(), 12, 1), Error::InvalidArgument);
+  EXPECT_EQ(method().set_output_data_ptr(memory.data(), 24, 1), Error::Ok);
+}
+
 /// "forward"(n, fixed) -> [n + 10] (Long): input 0 is an Int the program reads (through
 /// an int list), input 1 an Int no instruction reads (fixed at export to 7).
 ProgramSpec scalar_input_spec() {
