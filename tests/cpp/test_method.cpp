@@ -470,7 +470,7 @@ TEST_F(MethodTest, RefusesADynamicInputBeyondItsBoundInAnyDimension) {
   EXPECT_EQ(method().get_input(0).to_tensor().numel(), 6u);
 }
 
-TEST_F(MethodTest, AskForOutputMemoryForTheWholeBoundOfADynamicOutput) {
+TEST_F(MethodTest, AsksForOutputMemoryForTheWholeBoundOfADynamicOutput) {
   ProgramSpec spec = add_program_spec();
   TensorSpec& x = spec.plans[0].values[0].tensor;  // [2, 3], also returned as output 1
   x.planned = false;
