@@ -32,6 +32,8 @@ void scatter(KernelContext& ctx, const char* name, const Tensor& in, int64_t dim
   KILN_KERNEL_CHECK(ctx, (index.dim() > 0 ? index.dim() : 1) == rank && (src == nullptr || (src->dim() > 0 ? src->dim() : 1) == rank),
                     Error::InvalidArgument, name, "index %s and src must have self %s's rank",
                     ShapeString(index).c_str(), ShapeString(in).c_str());
+  // Resized first: the strides below must be out's at its final sizes, not at its bound.
+  if (!resize_output_like(ctx, name, out, in)) return;
   int64_t sizes[kTensorMaxDim];
   int64_t out_strides[kTensorMaxDim];  // 0 along dim: the index value says where
   int64_t src_strides[kTensorMaxDim];
@@ -43,7 +45,6 @@ void scatter(KernelContext& ctx, const char* name, const Tensor& in, int64_t dim
                       Error::InvalidArgument, name, "index %s does not fit self %s / src in dim %d",
                       ShapeString(index).c_str(), ShapeString(in).c_str(), static_cast<int>(d));
   }
-  if (!resize_output_like(ctx, name, out, in)) return;
   KILN_KERNEL_CHECK(ctx, !memory_overlaps(index, out) && (src == nullptr || !memory_overlaps(*src, out)),
                     Error::InvalidArgument, name, "out must not share memory with index or src");
   copy_all(in, out);

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Optional, Union
 from kiln import PRODUCER_NAME, SerializationError
 from kiln.serialize import program_generated as pte
 from kiln.serialize.pte_file import read_pte, write_pte
-from kiln.serialize.scalar_types import NAME_BY_CODE
+from kiln.serialize.scalar_types import ELEMENT_SIZE_BY_CODE, NAME_BY_CODE
 
 if TYPE_CHECKING:
     from kiln.export.delegate import CompileReport
@@ -28,16 +28,26 @@ def _text(value: object) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+# Non-tensor values, by flatbuffer value type.
+_SCALAR_KINDS = {pte.KernelTypes.Int: "int", pte.KernelTypes.Double: "float", pte.KernelTypes.Bool: "bool"}
+
+
 @dataclass(frozen=True)
 class TensorInfo:
-    """Type, shape and memory of one method input or output."""
+    """Type, shape and memory of one method input or output. A non-tensor value has
+    dtype "int", "float" or "bool", shape () and ``is_tensor`` False."""
 
     dtype: str
-    shape: tuple[int, ...]
+    shape: tuple[int, ...]  # upper bounds when ``dynamic``
     planned: bool  # True if memory planning gave it memory; else the caller provides it
+    dynamic: bool = False  # bounded dynamic shape: may be smaller at run time
+    is_tensor: bool = True
 
     def __str__(self) -> str:
-        return f"{self.dtype}{list(self.shape)}{'' if self.planned else ' (caller memory)'}"
+        if not self.is_tensor:
+            return self.dtype
+        bound = " (upper bound)" if self.dynamic else ""
+        return f"{self.dtype}{list(self.shape)}{bound}{'' if self.planned else ' (caller memory)'}"
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,7 @@ class MethodInfo:
     inputs: list[TensorInfo]
     outputs: list[TensorInfo]
     delegates: tuple[DelegateEntry, ...] = ()
+    state_bytes: int = 0  # bytes of mutable buffers, kept between executions
 
     @property
     def operators(self) -> list[str]:
@@ -70,12 +81,28 @@ class MethodInfo:
 
 def _tensor_info(plan: pte.ExecutionPlanT, index: int) -> TensorInfo:
     value = plan.values[index]
+    if value.valType in _SCALAR_KINDS:
+        return TensorInfo(dtype=_SCALAR_KINDS[value.valType], shape=(), planned=True, is_tensor=False)
     if value.valType != pte.KernelTypes.Tensor:
-        return TensorInfo(dtype=f"<value kind {value.valType}>", shape=(), planned=True)
+        return TensorInfo(dtype=f"<value kind {value.valType}>", shape=(), planned=True, is_tensor=False)
     tensor = value.val
     dtype = NAME_BY_CODE.get(int(tensor.scalarType), f"scalar_type_{tensor.scalarType}")
     sizes = tuple(int(s) for s in (tensor.sizes if tensor.sizes is not None else []))
-    return TensorInfo(dtype=dtype, shape=sizes, planned=tensor.allocationInfo is not None)
+    dynamic = tensor.shapeDynamism == pte.TensorShapeDynamism.DYNAMIC_BOUND
+    return TensorInfo(dtype=dtype, shape=sizes, planned=tensor.allocationInfo is not None, dynamic=dynamic)
+
+
+def _state_bytes(plan: pte.ExecutionPlanT) -> int:
+    """Bytes of the method's mutable buffers (planned tensors with initial data)."""
+    total = 0
+    for value in plan.values or []:
+        tensor = value.val if value.valType == pte.KernelTypes.Tensor else None
+        if tensor is not None and tensor.allocationInfo is not None and tensor.dataBufferIdx:
+            numel = 1
+            for size in tensor.sizes if tensor.sizes is not None else []:
+                numel *= int(size)
+            total += numel * ELEMENT_SIZE_BY_CODE.get(int(tensor.scalarType), 1)
+    return total
 
 
 def _blob_size(program: pte.ProgramT, segments: list[bytes], reference: pte.BackendDelegateDataReferenceT) -> int:
@@ -131,6 +158,7 @@ def _method_info(plan: pte.ExecutionPlanT, delegates: tuple[DelegateEntry, ...] 
         inputs=[_tensor_info(plan, int(i)) for i in (plan.inputs if plan.inputs is not None else [])],
         outputs=[_tensor_info(plan, int(i)) for i in (plan.outputs if plan.outputs is not None else [])],
         delegates=delegates,
+        state_bytes=_state_bytes(plan),
     )
 
 
@@ -156,6 +184,8 @@ class Program:
         # Set by kiln.export when it delegated parts of the program (partition
         # decisions, per-delegate NPU estimates); None for programs read from files.
         self.compile_report: Optional["CompileReport"] = None
+        # The report of each delegated method, by method name (compile_report is the first).
+        self.compile_reports: dict[str, "CompileReport"] = {}
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Program":
@@ -254,6 +284,8 @@ class Program:
             lines.append(f"  outputs: {', '.join(map(str, info.outputs)) or '-'}")
             for mem_id, size in enumerate(info.planned_buffer_sizes, start=1):
                 lines.append(f"  planned memory id {mem_id}: {size:,} bytes")
+            if info.state_bytes:
+                lines.append(f"  state (mutable buffers, kept between calls): {info.state_bytes:,} bytes")
             lines.append("  operators (calls):")
             width = max((len(name) for name in info.operator_counts), default=0)
             for name, count in info.operator_counts.items():
@@ -264,8 +296,12 @@ class Program:
                         f"  delegate {index}: {entry.backend_id}, {entry.blob_bytes:,} bytes ({entry.location}), "
                         f"compile specs {', '.join(entry.compile_specs) or '-'}"
                     )
-        if self.compile_report is not None:
-            lines.extend(_delegation_summary(self.compile_report))
+        for method_name, report in (self.compile_reports or {"": self.compile_report}).items():
+            if report is None:
+                continue
+            if len(self.compile_reports) > 1:
+                lines.append(f"method '{method_name}':")
+            lines.extend(_delegation_summary(report))
         return "\n".join(lines)
 
     def __repr__(self) -> str:

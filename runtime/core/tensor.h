@@ -49,6 +49,10 @@ class Tensor final {
   size_t numel() const { return numel_; }
   size_t element_size() const { return kiln::element_size(type_); }
   size_t nbytes() const { return numel_ * element_size(); }
+  /// Elements the tensor's memory holds: its planned (upper-bound) sizes' count. A
+  /// dynamic-bound tensor is never resized beyond it.
+  size_t capacity_numel() const { return capacity_numel_; }
+  size_t capacity_nbytes() const { return capacity_numel_ * element_size(); }
   /// True when the dim order is 0, 1, ..., dim-1 (row-major, the default).
   bool is_contiguous() const;
   ShapeDynamism shape_dynamism() const { return dynamism_; }

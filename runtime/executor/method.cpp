@@ -31,6 +31,37 @@ const char* format_shape(Span<const int32_t> sizes, char* buf, size_t size) {
   return buf;
 }
 
+/// A dynamic-bound input may be smaller than its declared sizes in any dimension, never
+/// larger: the program planned every tensor that depends on it by those bounds.
+bool within_bounds(Span<const int32_t> given, Span<const int32_t> bounds, size_t input) {
+  for (size_t d = 0; d < given.size() && d < bounds.size(); ++d) {
+    if (given[d] > bounds[d]) {
+      KILN_LOG(Error, "input %zu: dimension %zu is %d, above its upper bound %d", input, d,
+               static_cast<int>(given[d]), static_cast<int>(bounds[d]));
+      return false;
+    }
+  }
+  return true;
+}
+
+bool same_scalar(const EValue& a, const EValue& b) {
+  if (a.is_int()) return a.to_int() == b.to_int();
+  if (a.is_bool()) return a.to_bool() == b.to_bool();
+  return a.to_double() == b.to_double();
+}
+
+/// "Int 3", "Double 0.5", "Bool true" for log lines.
+const char* format_scalar(const EValue& v, char* buf, size_t size) {
+  if (v.is_int()) {
+    std::snprintf(buf, size, "Int %lld", static_cast<long long>(v.to_int()));
+  } else if (v.is_bool()) {
+    std::snprintf(buf, size, "Bool %s", v.to_bool() ? "true" : "false");
+  } else {
+    std::snprintf(buf, size, "Double %.17g", v.to_double());
+  }
+  return buf;
+}
+
 bool same_span(Span<const int32_t> a, Span<const int32_t> b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
@@ -61,6 +92,7 @@ Method::Method(Method&& other) noexcept
       delegates_(other.delegates_),
       num_delegates_(other.num_delegates_),
       input_set_(other.input_set_),
+      input_is_read_(other.input_is_read_),
       num_inputs_(other.num_inputs_),
       num_outputs_(other.num_outputs_),
       observer_(other.observer_),
@@ -125,15 +157,7 @@ Error Method::set_input(const EValue& value, size_t i) {
   }
   const size_t index = input_value_index(i);
   EValue& slot = values_[index];
-  if (!slot.is_tensor()) {
-    if (value.tag() != slot.tag() || !slot.is_scalar()) {
-      KILN_LOG(Error, "input %zu is a %s; a %s was given", i, tag_name(slot.tag()),
-               tag_name(value.tag()));
-      return Error::InvalidType;
-    }
-    slot = value;
-    return Error::Ok;
-  }
+  if (!slot.is_tensor()) return set_scalar_input(value, i);
   if (!value.is_tensor()) {
     KILN_LOG(Error, "input %zu is a Tensor; a %s was given", i, tag_name(value.tag()));
     return Error::InvalidType;
@@ -161,7 +185,8 @@ Error Method::set_input(const EValue& value, size_t i) {
     shape_ok = given.dim_order()[d] == expected.dim_order()[d];
   }
   if (shape_ok && expected.shape_dynamism() != ShapeDynamism::Static) {
-    shape_ok = expected.resize(given.sizes()) == Error::Ok;
+    shape_ok = within_bounds(given.sizes(), declared_sizes, i) &&
+               expected.resize(given.sizes()) == Error::Ok;
   }
   if (!shape_ok) {
     KILN_LOG(Error, "input %zu: shape %s given, %s expected (%s)", i,
@@ -192,6 +217,28 @@ Error Method::set_input(const EValue& value, size_t i) {
   return Error::Ok;
 }
 
+Error Method::set_scalar_input(const EValue& value, size_t i) {
+  EValue& slot = values_[input_value_index(i)];
+  if (value.tag() != slot.tag() || !slot.is_scalar()) {
+    KILN_LOG(Error, "input %zu is a %s; a %s was given", i, tag_name(slot.tag()),
+             tag_name(value.tag()));
+    return Error::InvalidType;
+  }
+  // An input no instruction reads was specialized at export (torch.export bakes the
+  // example's number into the graph): another value would be ignored silently, so it is
+  // refused, as ExecuTorch does. Inputs the program reads (a symbolic int) take any value.
+  if (!input_is_read_[i] && !same_scalar(value, slot)) {
+    char given[48];
+    char exported[48];
+    KILN_LOG(Error, "input %zu was fixed to %s when the program was exported; %s given", i,
+             format_scalar(slot, exported, sizeof(exported)),
+             format_scalar(value, given, sizeof(given)));
+    return Error::InvalidArgument;
+  }
+  slot = value;
+  return Error::Ok;
+}
+
 Error Method::set_output_data_ptr(void* data, size_t size, size_t i) {
   if (!initialized_) {
     KILN_LOG(Error, "set_output_data_ptr on a method that is not initialized");
@@ -212,10 +259,11 @@ Error Method::set_output_data_ptr(void* data, size_t size, size_t i) {
     return Error::InvalidState;
   }
   Tensor& tensor = values_[index].to_tensor();
-  if (data == nullptr || size < tensor.nbytes() ||
+  // A dynamic-bound output may grow back to its bound: the memory must hold that much.
+  if (data == nullptr || size < tensor.capacity_nbytes() ||
       reinterpret_cast<uintptr_t>(data) % tensor.element_size() != 0) {
     KILN_LOG(Error, "output %zu needs %zu bytes aligned to %zu; %zu given at %p", i,
-             tensor.nbytes(), tensor.element_size(), size, data);
+             tensor.capacity_nbytes(), tensor.element_size(), size, data);
     return Error::InvalidArgument;
   }
   tensor.set_data(data);

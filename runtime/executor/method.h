@@ -62,14 +62,18 @@ class Method final {
 
   /// Sets input `i`. For a tensor input: InputDtypeMismatch or InputShapeMismatch (with
   /// both shapes logged) unless `value` matches the declared tensor (a dynamic-bound
-  /// input may be smaller); then a planned input's data is copied into its planned
-  /// buffer, and an unplanned input is pointed at the caller's data (which must stay
-  /// alive while the method runs). Int/Double/Bool inputs take the new value.
-  /// InvalidArgument for a bad `i`, InvalidType for a value of the wrong kind.
+  /// input may be smaller in any dimension, never larger); then a planned input's data
+  /// is copied into its planned buffer, and an unplanned input is pointed at the
+  /// caller's data (which must stay alive while the method runs). Int/Double/Bool inputs
+  /// take the new value if an instruction reads them (a symbolic int); one that no
+  /// instruction reads was fixed at export and accepts only that value (InvalidArgument
+  /// otherwise, with both values logged). InvalidArgument for a bad `i`, InvalidType for
+  /// a value of the wrong kind.
   Error set_input(const EValue& value, size_t i);
 
-  /// Gives unplanned output `i` its memory (`size` bytes, at least the tensor's).
-  /// InvalidState if the output is memory-planned (it already has memory).
+  /// Gives unplanned output `i` its memory (`size` bytes, at least the tensor's at its
+  /// declared sizes: a dynamic-bound output may grow back to its bound). InvalidState if
+  /// the output is memory-planned (it already has memory).
   Error set_output_data_ptr(void* data, size_t size, size_t i);
 
   /// Runs the method. InvalidState if an input was never set or an unplanned output
@@ -104,6 +108,9 @@ class Method final {
 
   /// Builds everything (method_init.cpp); on failure the Method is safe to destroy.
   Error init();
+  /// Finds the inputs some instruction reads (init, for set_scalar_input).
+  void mark_read_inputs();
+  Error set_scalar_input(const EValue& value, size_t i);
   Error check_ready_to_execute() const;
   Error execute_instruction(size_t pc, size_t* next_pc);
   /// Index in the value table of method input / output `i` (checked at init).
@@ -122,6 +129,8 @@ class Method final {
   size_t num_delegates_ = 0;
   /// Per input: has it been given data (planned inputs: copied; unplanned: pointed).
   bool* input_set_ = nullptr;
+  /// Per input: does an instruction (or an int list one passes) read its value.
+  bool* input_is_read_ = nullptr;
   size_t num_inputs_ = 0;
   size_t num_outputs_ = 0;
   InstructionObserver* observer_ = nullptr;

@@ -93,9 +93,11 @@ Error Method::init() {
 
   // Inputs: tensors must be given data before execute; other kinds have a value.
   input_set_ = static_cast<bool*>(sections[static_cast<size_t>(internal::Section::InputFlags)]);
+  input_is_read_ = input_set_ + num_inputs_;
   for (size_t i = 0; i < num_inputs_; ++i) {
     input_set_[i] = !values_[input_value_index(i)].is_tensor();
   }
+  mark_read_inputs();
 
   // Delegates last: their init may be expensive, and everything else is valid now.
   delegates_ = static_cast<internal::DelegateInstance*>(
@@ -104,6 +106,33 @@ Error Method::init() {
                                     &num_delegates_));
   initialized_ = true;
   return Error::Ok;
+}
+
+void Method::mark_read_inputs() {
+  auto reads = [&](int64_t value_index) {
+    for (size_t i = 0; i < num_inputs_; ++i) {
+      if (static_cast<int64_t>(input_value_index(i)) == value_index) input_is_read_[i] = true;
+    }
+  };
+  for (size_t i = 0; i < num_inputs_; ++i) input_is_read_[i] = false;
+  for (size_t pc = 0; pc < num_instructions_; ++pc) {
+    const PreparedInstruction& instruction = instructions_[pc];
+    for (EValue* arg : instruction.args) {
+      const int64_t index = arg - values_;
+      reads(index);
+      // An int list argument reads the Int values it boxes (a size from an input).
+      if (arg->is_int_list()) {
+        const auto* list = plan_->values()->Get(static_cast<uoffset_t>(index))->val_as_IntList();
+        for (size_t k = 0; list != nullptr && k < length(list->items()); ++k) {
+          reads(list->items()->Get(static_cast<uoffset_t>(k)));
+        }
+      }
+    }
+    if (instruction.kind == PreparedInstruction::Kind::Move ||
+        instruction.kind == PreparedInstruction::Kind::JumpFalse) {
+      reads(instruction.a);
+    }
+  }
 }
 
 }  // namespace kiln

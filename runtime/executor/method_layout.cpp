@@ -99,8 +99,10 @@ Error method_allocations(const MethodLayout& layout, Allocation (&out)[kNumSecti
   };
   size_t pointer_count = 0;
   size_t shape_count = 0;
+  size_t input_flags = 0;
   bool ok = checked_add(layout.int_list_items, layout.instruction_args, &pointer_count) &&
-            checked_mul(layout.total_dims, 2, &shape_count);
+            checked_mul(layout.total_dims, 2, &shape_count) &&
+            checked_mul(layout.num_inputs, 2, &input_flags);
   const Entry entries[kNumSections] = {
       {layout.num_values, sizeof(EValue), alignof(EValue)},
       {layout.num_tensors, sizeof(Tensor), alignof(Tensor)},
@@ -114,7 +116,8 @@ Error method_allocations(const MethodLayout& layout, Allocation (&out)[kNumSecti
       {layout.operator_name_bytes, 1, 1},
       {layout.num_delegates, sizeof(DelegateInstance), alignof(DelegateInstance)},
       {layout.num_compile_specs, sizeof(CompileSpec), alignof(CompileSpec)},
-      {layout.num_inputs, sizeof(bool), alignof(bool)},
+      // Two flags per input: set, and read by an instruction.
+      {input_flags, sizeof(bool), alignof(bool)},
   };
   for (size_t i = 0; i < kNumSections; ++i) {
     ok = ok && checked_mul(entries[i].count, entries[i].element_size, &out[i].bytes);

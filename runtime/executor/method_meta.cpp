@@ -50,6 +50,7 @@ Result<TensorInfo> tensor_info(const kiln_pte::ExecutionPlan& plan, size_t index
   info.scalar_type = shape.scalar_type;
   info.nbytes = shape.nbytes;
   info.is_memory_planned = tensor->allocation_info() != nullptr;
+  info.shape_dynamism = shape.dynamism;
   return info;
 }
 

@@ -11,6 +11,7 @@
 #include "runtime/core/result.h"
 #include "runtime/core/scalar_type.h"
 #include "runtime/core/span.h"
+#include "runtime/core/tensor.h"
 
 namespace kiln_pte {
 struct ExecutionPlan;
@@ -32,6 +33,8 @@ struct TensorInfo {
   /// True when the tensor lives in a planned buffer (set_input copies into it); false
   /// when the caller provides the memory.
   bool is_memory_planned;
+  /// DynamicBound: `sizes` are upper bounds and smaller tensors are accepted.
+  ShapeDynamism shape_dynamism;
 };
 
 class MethodMeta final {

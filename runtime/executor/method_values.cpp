@@ -1,5 +1,6 @@
 // Method init, the value table: scalars, strings, tensors (placed in constants or the
 // planned buffers) and lists, every index checked.
+#include <cstring>
 #include <new>
 
 #include "kiln_schema/program_generated.h"
@@ -56,7 +57,23 @@ Error check_planned_buffers(const kiln_pte::ExecutionPlan& plan, const MemoryMan
 
 namespace {
 
-/// Where a tensor's data lives: a constant, a planned buffer, or (nullptr) the caller.
+/// A planned tensor with data in the program is a mutable buffer (state kept between
+/// executions): its initial value is copied into its planned bytes, at every init, so
+/// that loading the method again resets the state.
+Error load_initial_state(InitState& s, const kiln_pte::Tensor& tensor, void* planned,
+                         size_t nbytes, size_t value_index) {
+  Result<const void*> initial = s.program->mutable_data(tensor.data_buffer_idx(), nbytes);
+  if (!initial.ok()) {
+    KILN_LOG(Error, "value %zu: the %zu bytes of initial state %u are not usable", value_index,
+             nbytes, tensor.data_buffer_idx());
+    return initial.error();
+  }
+  if (nbytes > 0) std::memcpy(planned, *initial, nbytes);
+  return Error::Ok;
+}
+
+/// Where a tensor's data lives: a constant, a planned buffer (with initial data for a
+/// mutable buffer), or (nullptr) the caller.
 Result<void*> tensor_data(InitState& s, const kiln_pte::Tensor& tensor, size_t nbytes,
                           size_t value_index) {
   const kiln_pte::AllocationDetails* allocation = tensor.allocation_info();
@@ -88,8 +105,10 @@ Result<void*> tensor_data(InitState& s, const kiln_pte::Tensor& tensor, size_t n
              static_cast<unsigned long long>(buffer_size));
     return Error::InvalidProgram;
   }
-  return s.memory->planned_memory->get_offset_address(memory_id - 1, static_cast<size_t>(offset),
-                                                     nbytes);
+  KILN_TRY_ASSIGN(void* planned, s.memory->planned_memory->get_offset_address(
+                                     memory_id - 1, static_cast<size_t>(offset), nbytes));
+  if (tensor.data_buffer_idx() != 0) KILN_TRY(load_initial_state(s, tensor, planned, nbytes, value_index));
+  return planned;
 }
 
 Error parse_tensor(InitState& s, const kiln_pte::Tensor& tensor, size_t value_index) {

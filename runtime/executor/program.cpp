@@ -1,5 +1,6 @@
 #include "runtime/executor/program.h"
 
+#include <cstdio>
 #include <cstring>
 
 #include "kiln_schema/program_generated.h"
@@ -110,6 +111,13 @@ Error check_wide_vectors(const kiln_pte::Program& program) {
     KILN_LOG(Error, "constant segment offsets are not 8-byte aligned");
     return Error::InvalidProgram;
   }
+  const auto* mutable_segments = program.mutable_data_segments();
+  for (flatbuffers::uoffset_t i = 0; mutable_segments != nullptr && i < mutable_segments->size(); ++i) {
+    if (!elements_aligned(mutable_segments->Get(i)->offsets())) {
+      KILN_LOG(Error, "mutable data segment %u: offsets are not 8-byte aligned", i);
+      return Error::InvalidProgram;
+    }
+  }
   const auto* plans = program.execution_plan();
   for (flatbuffers::uoffset_t p = 0; plans != nullptr && p < plans->size(); ++p) {
     const kiln_pte::ExecutionPlan* plan = plans->Get(p);
@@ -134,6 +142,43 @@ Error check_wide_vectors(const kiln_pte::Program& program) {
 
 bool fits(uint64_t offset, uint64_t size, uint64_t limit) {
   return offset <= limit && size <= limit - offset;
+}
+
+/// Checks a table of subsegment offsets (constants, mutable buffers' initial data)
+/// against the segment it names: ProgramSegmentOutOfBounds for a missing segment or,
+/// with full verification, an entry that starts past the segment's end.
+Error check_subsegment_offsets(const kiln_pte::SubsegmentOffsets& table, Span<const uint8_t> segment,
+                               const char* what, Program::Verification verification) {
+  if (verification != Program::Verification::Full) return Error::Ok;
+  const auto* offsets = table.offsets();
+  for (flatbuffers::uoffset_t i = 0; offsets != nullptr && i < offsets->size(); ++i) {
+    if (offsets->Get(i) > segment.size()) {
+      KILN_LOG(Error, "%s %u starts at %llu, past the %zu-byte segment", what, i,
+               static_cast<unsigned long long>(offsets->Get(i)), segment.size());
+      return Error::ProgramSegmentOutOfBounds;
+    }
+  }
+  return Error::Ok;
+}
+
+/// Entry `index` of a subsegment table, `nbytes` long, inside `segment`.
+Result<const void*> subsegment_entry(const kiln_pte::SubsegmentOffsets& table,
+                                     Span<const uint8_t> segment, size_t index, size_t nbytes,
+                                     const char* what) {
+  const auto* offsets = table.offsets();
+  const size_t count = offsets != nullptr ? offsets->size() : 0;
+  if (index == 0 || index >= count) {
+    KILN_LOG(Error, "%s %zu requested; the segment has entries 1..%zu", what, index,
+             count > 0 ? count - 1 : 0);
+    return Error::ProgramIndexOutOfRange;
+  }
+  const uint64_t offset = offsets->Get(static_cast<flatbuffers::uoffset_t>(index));
+  if (!fits(offset, nbytes, segment.size())) {
+    KILN_LOG(Error, "%s %zu: bytes [%llu, +%zu) past the %zu-byte segment", what, index,
+             static_cast<unsigned long long>(offset), nbytes, segment.size());
+    return Error::ProgramSegmentOutOfBounds;
+  }
+  return static_cast<const void*>(segment.data() + offset);
 }
 
 }  // namespace
@@ -208,19 +253,23 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
     }
     KILN_TRY_ASSIGN(program.constant_segment_, program.segment_data(index));
     program.has_constant_segment_ = true;
-    if (verification == Verification::Full) {
-      const auto* offsets = constants->offsets();
-      for (flatbuffers::uoffset_t i = 0; i < offsets->size(); ++i) {
-        if (offsets->Get(i) > program.constant_segment_.size()) {
-          KILN_LOG(Error, "constant %u starts at %llu, past the %zu-byte constant segment", i,
-                   static_cast<unsigned long long>(offsets->Get(i)),
-                   program.constant_segment_.size());
-          return Error::ProgramSegmentOutOfBounds;
-        }
-      }
-    }
+    KILN_TRY(check_subsegment_offsets(*constants, program.constant_segment_, "constant",
+                                      verification));
   }
+  KILN_TRY(program.locate_mutable_segment(verification));
   return program;
+}
+
+Error Program::locate_mutable_segment(Verification verification) {
+  const auto* tables = program_->mutable_data_segments();
+  if (tables == nullptr || tables->size() == 0) return Error::Ok;
+  // Tensors name their initial data by entry in the first table (as ExecuTorch's
+  // runtime reads it); further tables are never referenced.
+  const kiln_pte::SubsegmentOffsets* table = tables->Get(0);
+  const uint32_t index = table->segment_index();
+  KILN_TRY_ASSIGN(mutable_segment_, segment_data(index));
+  has_mutable_segment_ = true;
+  return check_subsegment_offsets(*table, mutable_segment_, "mutable data", verification);
 }
 
 size_t Program::num_methods() const {
@@ -247,8 +296,25 @@ Result<MethodMeta> Program::method_meta(const char* name) const {
       }
     }
   }
-  KILN_LOG(Error, "the program has no method named %s", name != nullptr ? name : "(null)");
+  char names[160];
+  KILN_LOG(Error, "the program has no method named '%s'; its methods: %s",
+           name != nullptr ? name : "(null)", list_method_names(names, sizeof(names)));
   return Error::NotFound;
+}
+
+const char* Program::list_method_names(char* buf, size_t size) const {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < num_methods() && used + 1 < size; ++i) {
+    const auto* name = program_->execution_plan()->Get(static_cast<flatbuffers::uoffset_t>(i))->name();
+    const int written = std::snprintf(buf + used, size - used, "%s'%s'", i == 0 ? "" : ", ",
+                                      name != nullptr ? name->c_str() : "");
+    if (written < 0) break;
+    used += static_cast<size_t>(written);
+  }
+  if (used >= size && size > 4) std::memcpy(buf + size - 4, "...", 4);  // cut, and say so
+  if (num_methods() == 0) std::snprintf(buf, size, "none");
+  return buf;
 }
 
 Result<Method> Program::load_method(const char* name, MemoryManager* memory_manager) const {
@@ -265,20 +331,8 @@ Result<Method> Program::load_method(const char* name, MemoryManager* memory_mana
 
 Result<const void*> Program::constant_data(size_t buffer_index, size_t nbytes) const {
   if (has_constant_segment_) {
-    const auto* offsets = program_->constant_segment()->offsets();
-    if (buffer_index == 0 || buffer_index >= offsets->size()) {
-      KILN_LOG(Error, "constant %zu requested; the constant segment has 1..%u", buffer_index,
-               offsets->size() - 1);
-      return Error::ProgramIndexOutOfRange;
-    }
-    const uint64_t offset = offsets->Get(static_cast<flatbuffers::uoffset_t>(buffer_index));
-    if (!fits(offset, nbytes, constant_segment_.size())) {
-      KILN_LOG(Error, "constant %zu: bytes [%llu, +%zu) past the %zu-byte constant segment",
-               buffer_index, static_cast<unsigned long long>(offset), nbytes,
-               constant_segment_.size());
-      return Error::ProgramSegmentOutOfBounds;
-    }
-    return static_cast<const void*>(constant_segment_.data() + offset);
+    return subsegment_entry(*program_->constant_segment(), constant_segment_, buffer_index, nbytes,
+                            "constant");
   }
   // Legacy layout: constants inline in the flatbuffer, entry 0 reserved.
   const auto* buffers = program_->constant_buffer();
@@ -296,6 +350,16 @@ Result<const void*> Program::constant_data(size_t buffer_index, size_t nbytes) c
     return Error::ProgramSegmentOutOfBounds;
   }
   return static_cast<const void*>(storage != nullptr ? storage->data() : nullptr);
+}
+
+Result<const void*> Program::mutable_data(size_t buffer_index, size_t nbytes) const {
+  if (!has_mutable_segment_) {
+    KILN_LOG(Error, "initial data %zu of a planned tensor requested; the program has no mutable "
+             "data segment", buffer_index);
+    return Error::InvalidProgram;
+  }
+  return subsegment_entry(*program_->mutable_data_segments()->Get(0), mutable_segment_,
+                          buffer_index, nbytes, "mutable data");
 }
 
 Result<Span<const uint8_t>> Program::segment_data(size_t index) const {

@@ -63,6 +63,12 @@ class Program final {
   /// ProgramIndexOutOfRange for an unknown index, ProgramSegmentOutOfBounds if the
   /// bytes run past the end of the constant data.
   Result<const void*> constant_data(size_t buffer_index, size_t nbytes) const;
+  /// Initial data of a memory-planned tensor (a mutable buffer's state), entry
+  /// `buffer_index` (the tensor's data_buffer_idx) of the program's mutable data
+  /// segment, `nbytes` long. InvalidProgram if the program has no mutable data segment,
+  /// ProgramIndexOutOfRange for an unknown entry, ProgramSegmentOutOfBounds if the bytes
+  /// run past the segment's end.
+  Result<const void*> mutable_data(size_t buffer_index, size_t nbytes) const;
   /// The bytes of segment `index`. ProgramIndexOutOfRange or ProgramSegmentOutOfBounds.
   Result<Span<const uint8_t>> segment_data(size_t index) const;
   /// The verified flatbuffer root.
@@ -77,6 +83,11 @@ class Program final {
         program_size_(program_size),
         segment_base_offset_(segment_base_offset) {}
 
+  /// "'forward', 'reset'" into `buf` (cut with "..." when it does not fit), for messages.
+  const char* list_method_names(char* buf, size_t size) const;
+  /// Finds the mutable data segment, if the program has one (Program::load).
+  Error locate_mutable_segment(Verification verification);
+
   DataLoader* loader_;
   const kiln_pte::Program* program_;
   size_t file_size_;
@@ -86,6 +97,10 @@ class Program final {
   /// if any, are in the legacy inline constant_buffer table).
   Span<const uint8_t> constant_segment_;
   bool has_constant_segment_ = false;
+  /// The segment holding mutable buffers' initial data (entry 0 of the program's
+  /// mutable_data_segments), when the program has one.
+  Span<const uint8_t> mutable_segment_;
+  bool has_mutable_segment_ = false;
 };
 
 }  // namespace kiln

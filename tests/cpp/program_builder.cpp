@@ -227,8 +227,14 @@ std::vector<uint8_t> build_program(const ProgramSpec& spec) {
     constant_segment = kiln_pte::CreateSubsegmentOffsetsDirect(fbb, spec.constant_segment_index,
                                                                &spec.constant_offsets);
   }
+  std::vector<Offset<kiln_pte::SubsegmentOffsets>> mutable_segments;
+  if (spec.has_mutable_segment) {
+    mutable_segments.push_back(kiln_pte::CreateSubsegmentOffsetsDirect(
+        fbb, spec.mutable_segment_index, &spec.mutable_offsets));
+  }
   auto root = kiln_pte::CreateProgramDirect(fbb, 0, &plans, &constant_buffers, &inline_data,
-                                            &segments, constant_segment);
+                                            &segments, constant_segment,
+                                            spec.has_mutable_segment ? &mutable_segments : nullptr);
   kiln_pte::FinishProgramBuffer(fbb, root);
   std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   if (!spec.extended_header) return bytes;
@@ -290,6 +296,39 @@ ProgramSpec add_program_spec() {
   spec.has_constant_segment = true;
   spec.constant_segment_index = 0;
   spec.constant_offsets = {0, 0};
+  return spec;
+}
+
+std::vector<float> state_program_initial() { return {0.5f, -1.f, 2.f, 0.f, 3.25f, -4.f}; }
+
+ProgramSpec state_program_spec() {
+  TensorSpec x;
+  x.sizes = {2, 3};
+  x.planned = true;
+  x.memory_offset = 0;
+  TensorSpec state;
+  state.sizes = {2, 3};
+  state.planned = true;
+  state.memory_offset = 32;
+  state.data_buffer_idx = 1;  // entry 1 of the mutable data segment
+
+  PlanSpec plan;
+  plan.values = {tensor_value(x), tensor_value(state), int_value(1)};
+  plan.inputs = {0};
+  plan.outputs = {1};
+  plan.operators = {{"test::add", "out"}};
+  plan.instructions = {kernel_call(0, {1, 0, 2, 1, 1})};
+  plan.buffer_sizes = {0, 64};
+
+  ProgramSpec spec;
+  spec.plans = {plan};
+  SegmentSpec constants;  // the (empty) constant segment
+  SegmentSpec initial;
+  initial.data = float_bytes(state_program_initial());
+  spec.segments = {constants, initial};
+  spec.has_mutable_segment = true;
+  spec.mutable_segment_index = 1;
+  spec.mutable_offsets = {0, 0};
   return spec;
 }
 

@@ -86,6 +86,10 @@ struct ProgramSpec {
   bool has_constant_segment = false;
   uint32_t constant_segment_index = 0;
   std::vector<uint64_t> constant_offsets;           // [0] reserved
+  /// mutable_data_segments[0]: initial values of planned tensors with a data_buffer_idx.
+  bool has_mutable_segment = false;
+  uint32_t mutable_segment_index = 0;
+  std::vector<uint64_t> mutable_offsets;            // [0] reserved
   std::vector<std::vector<uint8_t>> constant_buffers;  // legacy inline, [0] reserved
   std::vector<std::vector<uint8_t>> inline_delegate_data;
   bool extended_header = true;
@@ -115,5 +119,12 @@ std::vector<uint8_t> float_bytes(const std::vector<float>& values);
 ///   planned buffer 0: 48 bytes (x at 0, out at 32... see kAddProgram* constants)
 ProgramSpec add_program_spec();
 std::vector<float> add_program_constant();
+
+/// A stateful program: "forward"(x) updates a float [2, 3] state s (planned, initial
+/// value kStateInitial in the mutable data segment, segment 1) with s = s + 1 * x and
+/// returns the new s (test::add.out writes the state in place).
+///   values: 0 x, 1 s (state), 2 Int alpha=1
+ProgramSpec state_program_spec();
+std::vector<float> state_program_initial();
 
 }  // namespace kiln_test

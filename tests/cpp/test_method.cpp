@@ -450,6 +450,119 @@ TEST_F(MethodTest, AcceptsSmallerInputsForDynamicBoundTensors) {
   EXPECT_EQ(method().set_input(EValue(&larger.tensor), 0), Error::InputShapeMismatch);
 }
 
+TEST_F(MethodTest, RefusesADynamicInputBeyondItsBoundInAnyDimension) {
+  ProgramSpec spec = add_program_spec();  // x: [2, 3] upper bound
+  spec.plans[0].values[0].tensor.shape_dynamism = 1;
+  ASSERT_EQ(init(spec), Error::Ok);
+  LogCapture log;
+  // Six elements fit the planned bytes, but dimension 1 exceeds its bound.
+  FloatTensor wider({1, 6}, std::vector<float>(6, 0.f));
+  EXPECT_EQ(method().set_input(EValue(&wider.tensor), 0), Error::InputShapeMismatch);
+  EXPECT_TRUE(log.contains("input 0: dimension 1 is 6, above its upper bound 3")) << log.text();
+  EXPECT_TRUE(log.contains("[1, 6] given, [2, 3] expected (upper bound)")) << log.text();
+  FloatTensor other_rank({6}, std::vector<float>(6, 0.f));
+  EXPECT_EQ(method().set_input(EValue(&other_rank.tensor), 0), Error::InputShapeMismatch);
+  // Back up to the bound after a smaller input: the tensor's capacity is the bound's.
+  FloatTensor smaller({1, 2}, {1, 2});
+  ASSERT_EQ(method().set_input(EValue(&smaller.tensor), 0), Error::Ok);
+  FloatTensor full({2, 3}, std::vector<float>(6, 1.f));
+  ASSERT_EQ(method().set_input(EValue(&full.tensor), 0), Error::Ok);
+  EXPECT_EQ(method().get_input(0).to_tensor().numel(), 6u);
+}
+
+TEST_F(MethodTest, AsksForOutputMemoryForTheWholeBoundOfADynamicOutput) {
+  ProgramSpec spec = add_program_spec();
+  TensorSpec& x = spec.plans[0].values[0].tensor;  // [2, 3], also returned as output 1
+  x.planned = false;
+  x.shape_dynamism = 1;
+  spec.plans[0].outputs.push_back(0);
+  ASSERT_EQ(init(spec), Error::Ok);
+  FloatTensor smaller({1, 3}, {1, 2, 3});
+  ASSERT_EQ(method().set_input(EValue(&smaller.tensor), 0), Error::Ok);
+  std::vector<float> memory(6);
+  // 12 bytes hold the current [1, 3], not the [2, 3] a later input may bring.
+  EXPECT_EQ(method().set_output_data_ptr(memory.data(), 12, 1), Error::InvalidArgument);
+  EXPECT_EQ(method().set_output_data_ptr(memory.data(), 24, 1), Error::Ok);
+}
+
+/// "forward"(n, fixed) -> [n + 10] (Long): input 0 is an Int the program reads (through
+/// an int list), input 1 an Int no instruction reads (fixed at export to 7).
+ProgramSpec scalar_input_spec() {
+  TensorSpec out;
+  out.scalar_type = 4;  // Long
+  out.sizes = {1};
+  out.planned = true;
+  kiln_test::PlanSpec plan;
+  plan.values = {kiln_test::int_value(3), kiln_test::int_value(7), kiln_test::int_value(10),
+                 kiln_test::int_list_value({0, 2}), kiln_test::tensor_value(out)};
+  plan.inputs = {0, 1};
+  plan.outputs = {4};
+  plan.operators = {{"test::sum_ints", "out"}};
+  plan.instructions = {kiln_test::kernel_call(0, {3, 4, 4})};
+  plan.buffer_sizes = {0, 8};
+  ProgramSpec spec;
+  spec.plans = {plan};
+  return spec;
+}
+
+TEST_F(MethodTest, TakesAnyValueForAScalarInputTheProgramReads) {
+  ASSERT_EQ(init(scalar_input_spec()), Error::Ok);
+  ASSERT_EQ(method().execute(), Error::Ok);  // numbers have their exported values
+  EXPECT_EQ(method().get_output(0).to_tensor().const_data_ptr<int64_t>()[0], 13);
+  ASSERT_EQ(method().set_input(EValue(int64_t{-40}), 0), Error::Ok);
+  ASSERT_EQ(method().execute(), Error::Ok);
+  EXPECT_EQ(method().get_output(0).to_tensor().const_data_ptr<int64_t>()[0], -30);
+}
+
+TEST_F(MethodTest, RefusesAnotherValueForAScalarInputFixedAtExport) {
+  ASSERT_EQ(init(scalar_input_spec()), Error::Ok);
+  LogCapture log;
+  EXPECT_EQ(method().set_input(EValue(int64_t{7}), 1), Error::Ok);
+  EXPECT_EQ(method().set_input(EValue(int64_t{8}), 1), Error::InvalidArgument);
+  EXPECT_TRUE(log.contains("input 1 was fixed to Int 7 when the program was exported; Int 8 given"))
+      << log.text();
+  EXPECT_EQ(method().set_input(EValue(2.5), 1), Error::InvalidType);
+  EXPECT_EQ(method().set_input(EValue(true), 0), Error::InvalidType);
+}
+
+TEST_F(MethodTest, LoadsStateFromTheMutableSegmentAndKeepsItBetweenExecutions) {
+  ASSERT_EQ(init(kiln_test::state_program_spec()), Error::Ok);
+  const std::vector<float> initial = kiln_test::state_program_initial();
+  FloatTensor x({2, 3}, {1, 1, 1, 1, 1, 1});
+  for (int call = 1; call <= 3; ++call) {
+    ASSERT_EQ(method().set_input(EValue(&x.tensor), 0), Error::Ok);
+    ASSERT_EQ(method().execute(), Error::Ok);
+    const float* state = method().get_output(0).to_tensor().const_data_ptr<float>();
+    for (size_t i = 0; i < initial.size(); ++i) EXPECT_FLOAT_EQ(state[i], initial[i] + call) << i;
+  }
+  // Loading the method again (same memory) restores the initial state.
+  ASSERT_EQ(harness_->load_method("forward"), Error::Ok);
+  ASSERT_EQ(method().set_input(EValue(&x.tensor), 0), Error::Ok);
+  ASSERT_EQ(method().execute(), Error::Ok);
+  EXPECT_FLOAT_EQ(method().get_output(0).to_tensor().const_data_ptr<float>()[0], initial[0] + 1);
+}
+
+TEST_F(MethodTest, RefusesStateWhoseInitialDataIsMissingOrShort) {
+  LogCapture log;
+  ProgramSpec short_data = kiln_test::state_program_spec();
+  short_data.segments[1].data.resize(20);  // 24 bytes of state
+  EXPECT_EQ(init(short_data), Error::ProgramSegmentOutOfBounds);
+  EXPECT_TRUE(log.contains("mutable data 1: bytes [0, +24) past the 20-byte segment")) << log.text();
+  ProgramSpec bad_entry = kiln_test::state_program_spec();
+  bad_entry.plans[0].values[1].tensor.data_buffer_idx = 2;
+  EXPECT_EQ(init(bad_entry), Error::ProgramIndexOutOfRange);
+  ProgramSpec no_segment = kiln_test::state_program_spec();
+  no_segment.has_mutable_segment = false;
+  EXPECT_EQ(init(no_segment), Error::InvalidProgram);
+  EXPECT_TRUE(log.contains("the program has no mutable data segment")) << log.text();
+  ProgramSpec bad_segment = kiln_test::state_program_spec();
+  bad_segment.mutable_segment_index = 5;
+  EXPECT_EQ(init(bad_segment), Error::ProgramIndexOutOfRange);
+  ProgramSpec offset_past_end = kiln_test::state_program_spec();
+  offset_past_end.mutable_offsets = {0, 1000};
+  EXPECT_EQ(init(offset_past_end), Error::ProgramSegmentOutOfBounds);
+}
+
 class RecordingObserver : public kiln::InstructionObserver {
  public:
   void on_instruction_end(size_t index, const char* op_name, uint64_t start, uint64_t end) override {

@@ -5,9 +5,11 @@
 
 #include <cstring>
 #include <limits>
+#include <string>
 
 #include "program_builder.h"
 #include "runtime/executor/buffer_data_loader.h"
+#include "runtime/platform/log.h"
 #include "test_support.h"
 
 namespace {
@@ -138,6 +140,34 @@ TEST(Program, RejectsAConstantOffsetPastItsSegment) {
   kiln_test::ProgramSpec spec = add_program_spec();
   spec.constant_offsets = {0, 4096};
   EXPECT_EQ(load_error(build_program(spec)), Error::ProgramSegmentOutOfBounds);
+}
+
+TEST(Program, RejectsAMutableDataSegmentIndexOrOffsetOutOfRange) {
+  kiln_test::ProgramSpec spec = kiln_test::state_program_spec();
+  ASSERT_EQ(load_error(build_program(spec)), Error::Ok);
+  spec.mutable_segment_index = 2;
+  EXPECT_EQ(load_error(build_program(spec)), Error::ProgramIndexOutOfRange);
+  spec = kiln_test::state_program_spec();
+  spec.mutable_offsets = {0, 25};  // the segment holds 24 bytes
+  EXPECT_EQ(load_error(build_program(spec)), Error::ProgramSegmentOutOfBounds);
+  EXPECT_EQ(load_error(build_program(spec), Program::Verification::Minimal), Error::Ok);
+}
+
+TEST(Program, NamesItsMethodsWhenOneIsNotFound) {
+  kiln_test::ProgramSpec spec = add_program_spec();
+  spec.plans.push_back(spec.plans[0]);
+  spec.plans[1].name = "reset";
+  const std::vector<uint8_t> bytes = build_program(spec);
+  BufferDataLoader loader(bytes.data(), bytes.size());
+  auto program = Program::load(&loader);
+  ASSERT_TRUE(program.ok());
+  std::string log;
+  kiln::set_log_sink([](kiln::LogLevel, const char* m, size_t n, void* user) {
+    static_cast<std::string*>(user)->append(m, n);
+  }, &log);
+  EXPECT_EQ(program->method_meta("step").error(), Error::NotFound);
+  kiln::set_log_sink(nullptr, nullptr);
+  EXPECT_NE(log.find("no method named 'step'; its methods: 'forward', 'reset'"), std::string::npos) << log;
 }
 
 TEST(Program, RejectsSegmentsWithoutAHeader) {

@@ -1,7 +1,7 @@
 // kiln-run (the kiln_executor_runner binary the Python package installs): runs one
 // method of a .pte program on the host.
 //
-//   kiln-run PROGRAM.pte [--input x.npy ...] [--output-dir DIR]
+//   kiln-run PROGRAM.pte [--input x.npy|NUMBER ...] [--output-dir DIR]
 //            [--iterations N] [--method NAME] [--temp-bytes N] [--profile]
 //
 // Every buffer is sized from the program (MethodMeta), not guessed: the method
@@ -14,6 +14,7 @@
 // the program are printed escaped (printable.h): a hostile file cannot write raw bytes
 // to the terminal.
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
 #include <cstdint>
@@ -116,6 +117,17 @@ Result<std::string> choose_method(const Program& program, const std::string& req
   return first;
 }
 
+// "1 method" / "3 methods: forward, reset, step", names escaped.
+std::string method_list(const Program& program) {
+  const size_t count = program.num_methods();
+  std::string text = std::to_string(count) + (count == 1 ? " method" : " methods");
+  for (size_t i = 0; i < count && count > 1; ++i) {
+    Result<const char*> name = program.get_method_name(i);
+    text += (i == 0 ? ": " : ", ") + (name.ok() ? printable(*name, std::strlen(*name)) : "?");
+  }
+  return text;
+}
+
 // ---- inputs ----
 
 // Checks what the runtime cannot see in a tensor: the .npy dtype, named with the file.
@@ -158,6 +170,8 @@ struct InputStorage {
   std::vector<std::vector<uint8_t>> dim_orders;
   std::vector<std::vector<int32_t>> strides;
   std::vector<Tensor> tensors;
+  /// One per method input, in order: a number, or a Tensor value over `tensors`.
+  std::vector<EValue> values;
 
   // A tensor over `array`'s data (the array moves into this storage), in `dim_order`
   // (the array's bytes must already be in that order; empty: row-major).
@@ -198,6 +212,53 @@ Result<NpyArray> make_deterministic_input(const TensorInfo& info) {
   return array;
 }
 
+// A non-tensor input (Int, Double or Bool) from its --input text: a decimal integer, a
+// number, or true/false/1/0. InvalidArgument (logged) for text that is not one.
+Result<EValue> parse_number_input(const std::string& text, Tag tag, size_t index) {
+  const char* begin = text.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (tag == Tag::Bool) {
+    if (text == "true" || text == "True" || text == "1") return EValue(true);
+    if (text == "false" || text == "False" || text == "0") return EValue(false);
+  } else if (tag == Tag::Int) {
+    const long long value = std::strtoll(begin, &end, 10);
+    if (!text.empty() && *end == '\0' && errno == 0) return EValue(static_cast<int64_t>(value));
+  } else {
+    const double value = std::strtod(begin, &end);
+    if (!text.empty() && *end == '\0' && errno == 0) return EValue(value);
+  }
+  KILN_LOG(Error, "input %zu is a%s %s; '%s' is not one (give %s)", index,
+           tag == Tag::Int ? "n" : "", tag_name(tag), printable(text).c_str(),
+           tag == Tag::Int ? "a decimal integer" : tag == Tag::Bool ? "true or false" : "a number");
+  return Error::InvalidArgument;
+}
+
+// "Int 3", "Double 0.5", "Bool true" for the input lines.
+std::string describe_number(const EValue& value) {
+  if (value.is_int()) return "Int " + std::to_string(value.to_int());
+  if (value.is_bool()) return std::string("Bool ") + (value.to_bool() ? "true" : "false");
+  char text[40];
+  std::snprintf(text, sizeof(text), "Double %.17g", value.to_double());
+  return text;
+}
+
+// Input `i` when it is a number: from its --input text, else the value the program was
+// exported with (the only one a fixed input accepts).
+Error set_number_input(Method& method, Tag tag, size_t i, const Options& options,
+                       InputStorage* storage) {
+  const bool generated = options.input_paths.empty();
+  EValue value = method.get_input(i);
+  if (!generated) {
+    KILN_TRY_ASSIGN(value, parse_number_input(options.input_paths[i], tag, i));
+  }
+  storage->values.push_back(value);
+  KILN_TRY(method.set_input(value, i));
+  std::printf("  input %zu: %s <- %s\n", i, describe_number(value).c_str(),
+              generated ? "the program's value" : "--input");
+  return Error::Ok;
+}
+
 Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
                  InputStorage* storage, std::string* while_doing) {
   const size_t num_inputs = meta.num_inputs();
@@ -215,9 +276,15 @@ Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
   // Reserved up front: the method keeps pointers into these vectors.
   storage->arrays.reserve(num_inputs);
   storage->tensors.reserve(num_inputs);
+  storage->values.reserve(num_inputs);
   for (size_t i = 0; i < num_inputs; ++i) {
     const std::string source = generated ? "generated" : options.input_paths[i];
     *while_doing = "preparing input " + std::to_string(i) + " (" + source + ")";
+    KILN_TRY_ASSIGN(const Tag tag, meta.input_tag(i));
+    if (tag == Tag::Int || tag == Tag::Double || tag == Tag::Bool) {
+      KILN_TRY(set_number_input(method, tag, i, options, storage));
+      continue;
+    }
     KILN_TRY_ASSIGN(TensorInfo info, meta.input_tensor_meta(i));
     NpyArray array;
     if (generated) {
@@ -238,9 +305,13 @@ Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
     }
     Tensor* tensor = storage->add(std::move(array), info.dim_order);
     if (generated) fill_deterministic(*tensor);
-    KILN_TRY(method.set_input(EValue(tensor), i));  // checks dtype and shape now
-    std::printf("  input %zu: %s %s <- %s\n", i, scalar_type_name(tensor->scalar_type()),
-                shape_string(tensor->sizes()).c_str(), source.c_str());
+    storage->values.emplace_back(tensor);
+    KILN_TRY(method.set_input(storage->values.back(), i));  // checks dtype and shape now
+    const std::string bound = info.shape_dynamism == ShapeDynamism::Static
+                                  ? ""
+                                  : " (upper bound " + shape_string(info.sizes) + ")";
+    std::printf("  input %zu: %s %s%s <- %s\n", i, scalar_type_name(tensor->scalar_type()),
+                shape_string(tensor->sizes()).c_str(), bound.c_str(), source.c_str());
   }
   while_doing->clear();
   return Error::Ok;
@@ -249,8 +320,8 @@ Error set_inputs(Method& method, const MethodMeta& meta, const Options& options,
 // Gives the method its inputs again. Needed before every execution: memory planning
 // may reuse an input's planned bytes for a later tensor, so a run can overwrite them.
 Error reapply_inputs(Method& method, InputStorage& storage) {
-  for (size_t i = 0; i < storage.tensors.size(); ++i) {
-    KILN_TRY(method.set_input(EValue(&storage.tensors[i]), i));
+  for (size_t i = 0; i < storage.values.size(); ++i) {
+    KILN_TRY(method.set_input(storage.values[i], i));
   }
   return Error::Ok;
 }
@@ -273,6 +344,10 @@ Error make_output_dir(const std::string& directory) {
 Error write_outputs(const Method& method, const Options& options, std::string* while_doing) {
   for (size_t i = 0; i < method.outputs_size(); ++i) {
     const EValue& value = method.get_output(i);
+    if (value.is_scalar()) {
+      std::printf("  output %zu: %s\n", i, describe_number(value).c_str());
+      continue;
+    }
     if (!value.is_tensor()) {
       std::printf("  output %zu: %s (not a tensor, not written)\n", i, tag_name(value.tag()));
       continue;
@@ -342,9 +417,9 @@ int run(const Options& options, LogCapture& capture) {
   if (!method.ok()) return fail(method.error());
   const double init_ms = ms_since(start);
 
-  std::printf("program: %s (%zu bytes, flatbuffer %zu), method '%s'\n",
+  std::printf("program: %s (%zu bytes, flatbuffer %zu), method '%s' of %s\n",
               options.program_path.c_str(), loader->size(), program->program_data_size(),
-              printable(*method_name).c_str());
+              printable(*method_name).c_str(), method_list(*program).c_str());
   InputStorage inputs;
   Error error = set_inputs(*method, *meta, options, &inputs, &while_doing);
   if (error != Error::Ok) return fail(error);

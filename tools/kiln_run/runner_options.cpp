@@ -10,14 +10,16 @@ namespace kiln::host {
 
 void print_usage(FILE* out) {
   std::fprintf(out,
-               "usage: kiln-run PROGRAM.pte [--input x.npy ...] [--output-dir DIR]\n"
+               "usage: kiln-run PROGRAM.pte [--input x.npy|NUMBER ...] [--output-dir DIR]\n"
                "                [--iterations N] [--method NAME] [--temp-bytes N]\n"
                "                [--profile] [--verbose]\n"
                "\n"
                "Runs one method of a Kiln/ExecuTorch .pte program with the portable kernels\n"
                "(Ethos-U delegates on Kiln's virtual NPU).\n"
-               "  --input FILE      a .npy file per method input, in order (repeat the flag);\n"
-               "                    without it the inputs get deterministic values\n"
+               "  --input VALUE     per method input, in order (repeat the flag): a .npy file for\n"
+               "                    a tensor, the number for an int/float/bool input (3, 0.5,\n"
+               "                    true); without it tensors get deterministic values and\n"
+               "                    numbers the program's\n"
                "  --output-dir DIR  where output_<i>.npy files go, created if missing (default: .)\n"
                "  --iterations N    executions to time, 1 to %" PRIu64 " (default 1)\n"
                "  --method NAME     method to run (default: forward, else the first)\n"

@@ -3,6 +3,7 @@
 The module itself is callable, so both spellings work::
 
     program = kiln.export(model, (x,))              # the whole pipeline
+    program = kiln.export({"forward": (model, (x,)), "reset": (reset, ())})  # several methods
     edge = kiln.export.export_to_edge(model, (x,))  # only torch.export + core ATen
 
 Stages (each importable on its own so a backend can plug in between):
@@ -31,6 +32,7 @@ from torch.export import ExportedProgram
 from kiln import ExportError
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import export_to_edge, normalize_inputs
+from kiln.export.methods import MethodSource, method_sources
 from kiln.memory import plan_memory
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.passes.method_graph import MethodGraph
@@ -76,9 +78,11 @@ def _is_core_aten(program: ExportedProgram) -> bool:
     return True
 
 
-def to_edge_program(model_or_program: Any, example_inputs: Any) -> ExportedProgram:
+def to_edge_program(model_or_program: Any, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
     """Stage 1: a core-ATen ExportedProgram from a module or an ExportedProgram."""
     if isinstance(model_or_program, ExportedProgram):
+        if dynamic_shapes is not None:
+            raise ExportError("dynamic_shapes apply to a module; an ExportedProgram has its own already")
         if _is_core_aten(model_or_program):
             return model_or_program
         try:
@@ -87,13 +91,14 @@ def to_edge_program(model_or_program: Any, example_inputs: Any) -> ExportedProgr
             raise ExportError(f"decomposing the ExportedProgram to core ATen failed: {error}") from error
     if example_inputs is None:
         raise ExportError("example_inputs are needed to export a torch.nn.Module")
-    return export_to_edge(model_or_program, normalize_inputs(example_inputs))
+    return export_to_edge(model_or_program, normalize_inputs(example_inputs), dynamic_shapes)
 
 
 def export(
     model: Any,
     example_inputs: Optional[tuple[Any, ...]] = None,
     *,
+    dynamic_shapes: Any = None,
     partitioner: Any = None,
     plan_inputs: bool = True,
     plan_outputs: bool = True,
@@ -110,16 +115,24 @@ def export(
     Args:
         model: the module to compile, in eval mode, or an ExportedProgram (e.g. the
             int8 program :func:`kiln.quantize` returns; decomposed to core ATen if
-            it is not already).
-        example_inputs: tuple of example tensors; their shapes and dtypes are
-            baked into the program (static shapes). Not needed for an ExportedProgram.
+            it is not already); or a dict of methods, ``{name: ExportedProgram or
+            (module, example_inputs) or (module, example_inputs, dynamic_shapes)}``,
+            each compiled and memory-planned on its own into one program.
+        example_inputs: tuple of example inputs: tensors (their dtypes and, unless
+            ``dynamic_shapes`` says otherwise, shapes are baked into the program) and
+            ints, floats or bools (non-tensor method inputs; torch.export fixes each
+            to its example value unless it is a dynamic int). Not needed for an
+            ExportedProgram.
+        dynamic_shapes: torch.export's ``dynamic_shapes``: sizes marked
+            ``torch.export.Dim(name, max=N)`` may be smaller at run time; memory is
+            planned for the maximum, which every dynamic size needs.
         partitioner: e.g. ``EthosUPartitioner(EthosUCompileSpec("ethos-u55-128"))``:
             its partitions become delegate calls (``DelegateCall`` instructions, blobs
             in segments); ``program.compile_report`` holds its decisions.
         plan_inputs: give inputs memory in the planned buffer (True), or leave
             them to the caller, who sets input memory at execution (False).
         plan_outputs: likewise for outputs.
-        name: the method's name in the program.
+        name: the method's name in the program (for a single method).
         progress: called with a short text before each delegated subgraph is compiled.
         kernel_libraries: the kernel libraries (``kernels/<library>``) the program will
             run with, most specific first. Every CPU kernel call must have a kernel
@@ -130,31 +143,49 @@ def export(
 
     Raises:
         kiln.ExportError: torch.export failed, or the model has something Kiln
-            cannot lower; :class:`kiln.UnsupportedOperatorError` names every node
-            that calls an operator without a Kiln kernel, and its subclass
+            cannot lower (a dynamic size without a maximum, a buffer given a new shape,
+            a malformed dict of methods); :class:`kiln.UnsupportedOperatorError` names
+            every node that calls an operator without a Kiln kernel, and its subclass
             :class:`kiln.UnsupportedDtypeError` every call whose dtypes no kernel takes.
     """
+    methods: list[MethodGraph] = []
+    reports: dict[str, CompileReport] = {}
+    for source in method_sources(model, example_inputs, dynamic_shapes, name):
+        method, report = _compile_method(source, partitioner, plan_inputs, plan_outputs, progress, kernel_libraries)
+        methods.append(method)
+        if report is not None:
+            reports[source.name] = report
+    program = program_from_methods(methods)
+    program.compile_report = next(iter(reports.values()), None)
+    program.compile_reports = reports
+    return program
+
+
+def _compile_method(
+    source: MethodSource,
+    partitioner: Any,
+    plan_inputs: bool,
+    plan_outputs: bool,
+    progress: Optional[Progress],
+    kernel_libraries: Sequence[str],
+) -> tuple[MethodGraph, Optional[CompileReport]]:
+    """Stages 1-4 for one method: export, delegation, out variants, memory planning."""
     started = time.perf_counter()
-    edge_program = to_edge_program(model, example_inputs)
+    edge_program = to_edge_program(source.model, source.example_inputs, source.dynamic_shapes)
     exported = time.perf_counter()
     graph_module, report = None, None
     if partitioner is not None:
         graph_module, report = delegate_partitions(edge_program, partitioner, progress=progress)
     method = lower_edge_program(
-        edge_program,
-        plan_inputs=plan_inputs,
-        plan_outputs=plan_outputs,
-        name=name,
-        graph_module=graph_module,
-        kernel_libraries=kernel_libraries,
-    )
-    program = program_from_methods([method])
-    program.compile_report = report
+        edge_program, plan_inputs=plan_inputs, plan_outputs=plan_outputs, name=source.name,
+        graph_module=graph_module, kernel_libraries=kernel_libraries,
+    )  # fmt: skip
     logger.info(
-        "exported %s: torch.export %.2f s, delegation+lowering+planning+emit %.2f s, %d calls",
-        type(model).__name__, exported - started, time.perf_counter() - exported, len(method.calls),
+        "exported %s as '%s': torch.export %.2f s, delegation+lowering+planning %.2f s, %d calls",
+        type(source.model).__name__, source.name, exported - started, time.perf_counter() - exported,
+        len(method.calls),
     )
-    return program
+    return method, report
 
 
 class _CallableModule(types.ModuleType):
@@ -169,6 +200,8 @@ sys.modules[__name__].__class__ = _CallableModule
 __all__ = [
     "CompileReport",
     "DelegateInfo",
+    "MethodSource",
+    "method_sources",
     "delegate_partitions",
     "export",
     "export_to_edge",

@@ -29,7 +29,8 @@ def normalize_inputs(example_inputs: Any) -> tuple[Any, ...]:
         return tuple(example_inputs)
     if not isinstance(example_inputs, tuple):
         raise ExportError(
-            f"example_inputs must be a tuple of tensors, got {type(example_inputs).__name__}"
+            f"example_inputs must be a tuple of tensors (and ints, floats, bools), got "
+            f"{type(example_inputs).__name__}"
         )
     return example_inputs
 
@@ -47,13 +48,16 @@ def _describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}"
 
 
-def export_to_edge(model: torch.nn.Module, example_inputs: Any) -> ExportedProgram:
+def export_to_edge(model: torch.nn.Module, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
     """Export ``model`` with ``torch.export`` and decompose it to core ATen.
 
     Args:
         model: the module to compile. Put it in eval mode first (BatchNorm and
             Dropout in training mode have no inference kernels).
-        example_inputs: a tuple of example tensors (a single tensor is accepted).
+        example_inputs: a tuple of example inputs: tensors, and ints, floats or bools
+            (a single tensor is accepted).
+        dynamic_shapes: torch.export's ``dynamic_shapes`` (e.g. ``{"x": {0:
+            torch.export.Dim("batch", max=8)}}``); every dynamic size needs a maximum.
 
     Returns:
         The core-ATen :class:`~torch.export.ExportedProgram`.
@@ -74,13 +78,13 @@ def export_to_edge(model: torch.nn.Module, example_inputs: Any) -> ExportedProgr
         # torch 2.13's own pytree code trips its LeafSpec deprecation warning while
         # exporting and decomposing; it says nothing about the user's model.
         warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-        return _export_and_decompose(model, inputs)
+        return _export_and_decompose(model, inputs, dynamic_shapes)
 
 
-def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...]) -> ExportedProgram:
+def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes: Any) -> ExportedProgram:
     model_name = type(model).__name__
     try:
-        exported = torch.export.export(model, inputs, strict=False)
+        exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
     except Exception as error:  # torch raises many unrelated types here
         raise ExportError(f"torch.export failed for {model_name}: {_describe(error)}") from error
     try:

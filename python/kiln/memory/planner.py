@@ -8,6 +8,11 @@ gap between already placed, simultaneously live tensors that fits it.
 
 Each tensor carries a ``mem_id`` (default 1); every memory id is planned
 separately, so a backend can move tensors to another memory before planning.
+
+A dynamic tensor is planned for its upper-bound shape (``TensorValue.shape`` holds
+the bounds), so it fits whatever size it takes at run time. A mutable buffer (role
+STATE) is live for the whole method: its bytes carry its value from one execution
+to the next, so no other tensor may ever use them.
 """
 
 from __future__ import annotations
@@ -126,7 +131,7 @@ def compute_lifetimes(method: MethodGraph) -> dict[int, Lifetime]:
     end = max(len(method.calls) - 1, 0)
     first: dict[int, int] = {}
     last: dict[int, int] = {}
-    for tensor in method.inputs:
+    for tensor in method.tensor_inputs:
         first[id(tensor)] = 0
         last[id(tensor)] = 0
     for step, call in enumerate(method.calls):
@@ -137,16 +142,20 @@ def compute_lifetimes(method: MethodGraph) -> dict[int, Lifetime]:
         for tensor in call.outputs:
             first.setdefault(id(tensor), step)
             last[id(tensor)] = max(last.get(id(tensor), step), step)
-    for tensor in method.outputs:
+    for tensor in method.tensor_outputs:
         if tensor.role is not TensorRole.CONSTANT:
             first.setdefault(id(tensor), 0)
             last[id(tensor)] = end
+    for tensor in method.states():
+        first[id(tensor)], last[id(tensor)] = 0, end
     return {key: Lifetime(first[key], last[key]) for key in first}
 
 
 def _is_planned(tensor: TensorValue, plan_inputs: bool, plan_outputs: bool) -> bool:
     if tensor.role is TensorRole.CONSTANT:
         return False
+    if tensor.role is TensorRole.STATE:
+        return True  # its value lives in the planned memory between executions
     # A tensor that is both an input and an output is planned only if both are.
     if tensor.is_input and not plan_inputs:
         return False

@@ -22,6 +22,9 @@ class TensorRole(enum.Enum):
     INPUT = "input"  # a user input of the method
     CONSTANT = "constant"  # parameter/buffer/lifted constant, data stored in the program
     ACTIVATION = "activation"  # written by a kernel call
+    # A mutable buffer: planned memory that keeps its value from one execution to the
+    # next, initialized from ``data`` (stored in the program) when the method is loaded.
+    STATE = "state"
 
 
 @dataclass(frozen=True)
@@ -42,9 +45,13 @@ class TensorValue:
     element_size: int
     shape: tuple[int, ...]
     role: TensorRole
-    # Raw little-endian bytes of a constant, C-contiguous. None unless role is CONSTANT.
+    # Raw little-endian bytes of a constant, or a state's initial value, C-contiguous.
+    # None unless role is CONSTANT or STATE.
     data: Optional[bytes] = None
     is_output: bool = False
+    # True when ``shape`` holds upper bounds: the tensor may be smaller at run time
+    # (a bounded dynamic shape); memory is planned for the bounds.
+    dynamic: bool = False
     # Memory a planner should place this tensor in; a backend may move tensors to
     # another memory (e.g. fast SRAM) by changing this before planning.
     mem_id: int = 1
@@ -61,6 +68,17 @@ class TensorValue:
     @property
     def is_input(self) -> bool:
         return self.role is TensorRole.INPUT
+
+
+@dataclass(eq=False)
+class ScalarValue:
+    """A number of the method that is not a constant: a user input (int, float or bool)
+    or an int computed while the method runs (a symbolic size). Each gets a value slot
+    of its own; ``value`` is what the slot holds before the method writes it (an
+    input's example value). Identity matters, like a tensor's."""
+
+    name: str
+    value: Union[int, float, bool]
 
 
 @dataclass(frozen=True)
@@ -90,7 +108,7 @@ class String:
 
 @dataclass(frozen=True)
 class IntList:
-    items: tuple[int, ...]
+    items: tuple[Union[int, ScalarValue], ...]  # a ScalarValue: a size known at run time
 
 
 @dataclass(frozen=True)
@@ -115,6 +133,7 @@ class OptionalTensorList:
 
 Argument = Union[
     TensorValue,
+    ScalarValue,
     Null,
     Int,
     Double,
@@ -138,6 +157,8 @@ class KernelCall:
     args: list[Argument]
     outputs: list[TensorValue]  # tensors this call writes
     source_node: str = ""  # FX node it was lowered from, for messages
+    # Non-tensor values this call writes (the result of a symbolic size operator).
+    scalar_outputs: list[ScalarValue] = field(default_factory=list)
 
     def tensors_read(self) -> list[TensorValue]:
         """Tensors this call reads (its non-out tensor arguments)."""
@@ -196,29 +217,45 @@ def tensors_in(arg: Argument) -> list[TensorValue]:
     return []
 
 
+# An input or output of a method: a tensor, or a number (int, float, bool).
+MethodValue = Union[TensorValue, ScalarValue]
+
+
 @dataclass(eq=False)
 class MethodGraph:
     """A method ready for planning and emission."""
 
     name: str
-    inputs: list[TensorValue]
-    outputs: list[TensorValue]
+    inputs: list[MethodValue]
+    outputs: list[MethodValue]
     calls: list[Call]
     encoded_input_spec: str = ""
     encoded_output_spec: str = ""
     # Sizes per memory id; index 0 is unused and 0 (ExecutionPlan convention).
     planned_buffer_sizes: list[int] = field(default_factory=lambda: [0])
 
+    @property
+    def tensor_inputs(self) -> list[TensorValue]:
+        return [value for value in self.inputs if isinstance(value, TensorValue)]
+
+    @property
+    def tensor_outputs(self) -> list[TensorValue]:
+        return [value for value in self.outputs if isinstance(value, TensorValue)]
+
     def tensors(self) -> list[TensorValue]:
         """Every tensor once: inputs, then tensors in order of first use by a call,
         then outputs not produced by any call (e.g. an input returned as is)."""
         seen: dict[int, TensorValue] = {}
-        for tensor in self.inputs:
+        for tensor in self.tensor_inputs:
             seen.setdefault(id(tensor), tensor)
         for call in self.calls:
             for arg in call.args:
                 for tensor in tensors_in(arg):
                     seen.setdefault(id(tensor), tensor)
-        for tensor in self.outputs:
+        for tensor in self.tensor_outputs:
             seen.setdefault(id(tensor), tensor)
         return list(seen.values())
+
+    def states(self) -> list[TensorValue]:
+        """The method's mutable buffers (role STATE), each once."""
+        return [t for t in self.tensors() if t.role is TensorRole.STATE]

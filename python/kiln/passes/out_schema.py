@@ -28,6 +28,7 @@ from kiln.passes.method_graph import (
     IntList,
     Null,
     OptionalTensorList,
+    ScalarValue,
     String,
     TensorList,
     TensorValue,
@@ -165,7 +166,9 @@ def bound_arguments(node: torch.fx.Node) -> dict[str, Any]:
     return values
 
 
-TensorLookup = Callable[[torch.fx.Node], TensorValue]
+# The value an earlier node was lowered to: a tensor, or a number the method computes
+# or takes as input (ScalarValue).
+ValueLookup = Callable[[torch.fx.Node], Any]
 # Makes a 0-dim constant tensor holding a number, with the given dtype.
 ScalarTensorFactory = Callable[[Any, torch.dtype], TensorValue]
 
@@ -193,7 +196,7 @@ class ArgumentConverter:
     """Turns one FX argument value into a ``.pte`` argument per its schema entry."""
 
     def __init__(
-        self, node: torch.fx.Node, lookup: TensorLookup, scalar_tensor: ScalarTensorFactory
+        self, node: torch.fx.Node, lookup: ValueLookup, scalar_tensor: ScalarTensorFactory
     ) -> None:
         self._node = node
         self._lookup = lookup
@@ -209,6 +212,8 @@ class ArgumentConverter:
         if value is None:
             return Null()
         if isinstance(value, torch.fx.Node):
+            if not isinstance(value.meta.get("val"), torch.Tensor):
+                return self._runtime_number(argument, value)
             return self._tensor(argument, value)
         special = self._enum_like(value)
         if special is not None:
@@ -243,14 +248,28 @@ class ArgumentConverter:
         return None
 
     def _tensor(self, argument: SchemaArgument, node: torch.fx.Node) -> TensorValue:
-        value = node.meta.get("val")
-        if not isinstance(value, torch.Tensor):
+        value = self._lookup(node)
+        if not isinstance(value, TensorValue):
+            raise self._fail(argument, f"comes from node '{node.name}', which is not a tensor")
+        return value
+
+    def _runtime_number(self, argument: SchemaArgument, node: torch.fx.Node) -> ScalarValue:
+        """A number the method computes or takes as input (a symbolic size), passed
+        where the schema takes an int or a Scalar."""
+        value = self._number_node(argument, node)
+        if argument.kind not in (ArgKind.INT, ArgKind.SCALAR, ArgKind.FLOAT, ArgKind.BOOL):
             raise self._fail(
                 argument,
-                f"comes from node '{node.name}', which is not a tensor "
-                f"(a dynamic shape?); Kiln needs static shapes",
+                f"is the run-time number '{node.name}' where the operator takes a "
+                f"{argument.kind.value}; Kiln passes run-time numbers as ints and Scalars only",
             )
-        return self._lookup(node)
+        return value
+
+    def _number_node(self, argument: SchemaArgument, node: torch.fx.Node) -> ScalarValue:
+        value = self._lookup(node)
+        if not isinstance(value, ScalarValue):
+            raise self._fail(argument, f"comes from node '{node.name}', which Kiln did not lower to a number")
+        return value
 
     def _list(self, argument: SchemaArgument, items: list[Any]) -> Argument:
         kind = argument.kind
@@ -261,7 +280,13 @@ class ArgumentConverter:
                 tuple(None if item is None else self._tensor(argument, item) for item in items)
             )
         if any(isinstance(item, torch.fx.Node) for item in items):
-            raise self._fail(argument, "depends on a runtime value (dynamic shape)")
+            if kind is not ArgKind.INT_LIST:
+                raise self._fail(argument, f"is a {kind.value} with run-time values, which Kiln cannot emit")
+            # Sizes known at run time: the list refers to the Int values computing them.
+            return IntList(tuple(
+                self._number_node(argument, item) if isinstance(item, torch.fx.Node) else int(item)
+                for item in items
+            ))  # fmt: skip
         if kind is ArgKind.FLOAT_LIST:
             return DoubleList(tuple(float(item) for item in items))
         if kind is ArgKind.BOOL_LIST:

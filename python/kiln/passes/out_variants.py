@@ -4,7 +4,10 @@ Every ``call_function`` node becomes one :class:`KernelCall` whose operator come
 from :mod:`kiln.passes.aten_out_variants`; ``getitem`` nodes select one output of a
 multi-output call; parameters, buffers and lifted constants become constant
 tensors; identity operations (a clone without a layout change, a view to the same
-shape) reuse their input tensor instead of copying it.
+shape) reuse their input tensor instead of copying it. Symbolic sizes (bounded
+dynamic shapes) are handled by :mod:`kiln.passes.symbolic`, buffers the model
+updates by :mod:`kiln.passes.state`; int, float and bool user inputs become the
+method's non-tensor inputs.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils._pytree import treespec_dumps
 
 from kiln import ExportError, UnsupportedOperatorError
+from kiln.passes import state, symbolic
 from kiln.passes.delegation import DELEGATE_META_KEY, is_delegate_call
 from kiln.passes.method_graph import (
     Argument,
@@ -27,6 +31,9 @@ from kiln.passes.method_graph import (
     DelegateCall,
     KernelCall,
     MethodGraph,
+    MethodValue,
+    Null,
+    ScalarValue,
     TensorList,
     TensorRole,
     TensorValue,
@@ -47,26 +54,43 @@ logger = logging.getLogger(__name__)
 _CONSTANT_INPUT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
 
-def _tensor_from_fake(name: str, fake: Any, role: TensorRole, node: torch.fx.Node) -> TensorValue:
+def _tensor_from_fake(
+    name: str, fake: Any, role: TensorRole, node: torch.fx.Node, ranges: symbolic.RangeConstraints = {}
+) -> TensorValue:
+    """A tensor value of the fake tensor's dtype and shape; a symbolic shape becomes
+    its upper bound (from ``ranges``, the program's range constraints) and marks the
+    tensor dynamic."""
     if not isinstance(fake, torch.Tensor):
         raise ExportError(
             f"node '{node.name}' produces {type(fake).__name__}, not a tensor; Kiln programs "
-            "take and return tensors only"
+            "pass tensors, ints, floats and bools only"
         )
     if not is_supported_dtype(fake.dtype):
         raise ExportError(f"node '{node.name}' has dtype {fake.dtype}, which Kiln does not support")
-    shape = tuple(fake.shape)
-    if not all(type(size) is int for size in shape):
-        raise ExportError(
-            f"node '{node.name}' has a dynamic shape {list(fake.shape)}; Kiln needs static shapes "
-            "(export without dynamic_shapes)"
-        )
+    shape, dynamic = symbolic.upper_bound_shape(tuple(fake.shape), ranges, f"node '{node.name}'")
     return TensorValue(
         name=name,
         dtype_code=scalar_type_code(fake.dtype),
         element_size=fake.element_size(),
         shape=shape,
         role=role,
+        dynamic=dynamic,
+    )
+
+
+def _scalar_input(node: torch.fx.Node) -> ScalarValue:
+    """A non-tensor user input: an int that stays symbolic (``Dim`` on an int input),
+    or a number torch.export fixed to the example's value (the runtime accepts only
+    that value for an input no instruction reads)."""
+    value = node.meta.get("val")
+    if isinstance(value, torch.SymInt):
+        hint = value.node.hint
+        return ScalarValue(node.name, int(hint) if isinstance(hint, int) else 0)
+    if isinstance(value, (bool, int, float)):
+        return ScalarValue(node.name, value)
+    raise ExportError(
+        f"input '{node.name}' is a {type(value).__name__}; Kiln methods take tensors, ints, "
+        "floats and bools"
     )
 
 
@@ -100,9 +124,17 @@ def _is_identity(node: torch.fx.Node) -> bool:
         return (
             isinstance(source, torch.fx.Node)
             and isinstance(source.meta.get("val"), torch.Tensor)
-            and tuple(source.meta["val"].shape) == tuple(node.meta["val"].shape)
+            and _same_sizes(tuple(source.meta["val"].shape), tuple(node.meta["val"].shape))
         )
     return False
+
+
+def _same_sizes(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Equal shapes, symbolic sizes compared as expressions (no guard is added)."""
+    def key(size: Any) -> Any:
+        return size.node.expr if isinstance(size, torch.SymInt) else int(size)
+
+    return len(a) == len(b) and all(key(x) == key(y) for x, y in zip(a, b))
 
 
 class _Lowering:
@@ -119,12 +151,18 @@ class _Lowering:
         self.kernel_libraries = kernel_libraries
         self.graph_module = graph_module if graph_module is not None else program.graph_module
         self.method_name = method_name
-        self.values: dict[torch.fx.Node, Any] = {}  # TensorValue or list of them
-        self.inputs: list[TensorValue] = []
+        # TensorValue, ScalarValue (an input or a size computed at run time) or a list
+        # of TensorValues.
+        self.values: dict[torch.fx.Node, Any] = {}
+        self.inputs: list[MethodValue] = []
         self.calls: list[Call] = []
         self.output_nodes: set[torch.fx.Node] = set()
         self.scalar_constants = 0
         self.current_node: Optional[torch.fx.Node] = None
+        self.ranges = program.range_constraints
+        self.mutated_buffers = state.mutated_buffers(program)
+        self.states: dict[str, TensorValue] = {}  # buffer target -> its state tensor
+        self.dropped: set[torch.fx.Node] = set()  # run-time checks and what only they read
 
     def tensor(self, node: torch.fx.Node) -> TensorValue:
         value = self.values.get(node)
@@ -132,8 +170,15 @@ class _Lowering:
             raise ExportError(f"node '{node.name}' is used as a tensor but was not lowered to one")
         return value
 
+    def value(self, node: torch.fx.Node) -> Any:
+        """The tensor or number node ``node`` was lowered to."""
+        if node not in self.values:
+            raise ExportError(f"node '{node.name}' is used before it was lowered")
+        return self.values[node]
+
     def run(self) -> MethodGraph:
         graph = self.graph_module.graph
+        self.dropped = symbolic.check_only_nodes(graph, _is_compile_time_check)
         self._check_signature()
         self._check_operators(graph)
         output_node = next(n for n in graph.nodes if n.op == "output")
@@ -167,12 +212,13 @@ class _Lowering:
     def _check_signature(self) -> None:
         signature = self.program.graph_signature
         for spec in signature.output_specs:
-            if spec.kind in (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION):
+            if spec.kind is OutputKind.USER_INPUT_MUTATION:
                 raise ExportError(
-                    f"the model mutates '{spec.target}' in place ({spec.kind.name}); Kiln "
-                    "programs are stateless: return the new value instead"
+                    f"the model changes its input '{spec.target}' in place; Kiln methods do not "
+                    "write their inputs: return the new value, or keep it in a buffer "
+                    "(register_buffer) to have state"
                 )
-            if spec.kind is not OutputKind.USER_OUTPUT:
+            if spec.kind not in (OutputKind.USER_OUTPUT, OutputKind.BUFFER_MUTATION):
                 raise ExportError(f"output '{spec.arg}' has kind {spec.kind.name}, which Kiln cannot emit")
         for spec in signature.input_specs:
             if spec.kind not in (InputKind.USER_INPUT, *_CONSTANT_INPUT_KINDS):
@@ -186,9 +232,9 @@ class _Lowering:
         nodes_by_operator: dict[str, list[str]] = {}
         no_kernel: dict[str, str] = {}  # operator -> its out variant without a kernel
         for node in graph.nodes:
-            if node.op != "call_function" or node.target is operator.getitem or _is_compile_time_check(node):
+            if node.op != "call_function" or node.target is operator.getitem or node in self.dropped:
                 continue
-            if is_delegate_call(node):
+            if is_delegate_call(node) or symbolic.is_size_computation(node):
                 continue
             name = _operator_name(node.target)
             if not isinstance(node.target, torch._ops.OpOverload) or name not in OUT_VARIANTS:
@@ -214,24 +260,38 @@ class _Lowering:
 
     def _lower_placeholder(self, node: torch.fx.Node, spec: Any) -> None:
         if spec.kind is InputKind.USER_INPUT:
-            tensor = _tensor_from_fake(node.name, node.meta.get("val"), TensorRole.INPUT, node)
-            self.inputs.append(tensor)
-            self.values[node] = tensor
+            fake = node.meta.get("val")
+            if isinstance(fake, torch.Tensor):
+                value: MethodValue = _tensor_from_fake(node.name, fake, TensorRole.INPUT, node, self.ranges)
+            else:
+                value = _scalar_input(node)
+            self.inputs.append(value)
+            self.values[node] = value
             return
-        if not node.users:
-            return  # e.g. BatchNorm's num_batches_tracked
         target = spec.target
+        mutated = spec.kind is InputKind.BUFFER and target in self.mutated_buffers
+        if not node.users and not mutated:
+            return  # e.g. BatchNorm's num_batches_tracked
         data = self.program.state_dict.get(target)
         if data is None:
             data = self.program.constants.get(target)
+        if data is None and mutated:
+            data = dict(self.program.named_buffers()).get(target)  # non-persistent buffers
         if not isinstance(data, torch.Tensor):
             raise ExportError(f"constant '{target}' of node '{node.name}' has no tensor data")
         tensor = _tensor_from_fake(node.name, data, TensorRole.CONSTANT, node)
         tensor.data = _constant_bytes(data)
+        if mutated:
+            self.states[target] = state.make_state(tensor, target)
         self.values[node] = tensor
 
     def _lower_call(self, node: torch.fx.Node) -> None:
-        if _is_compile_time_check(node):
+        if node in self.dropped:
+            return
+        if symbolic.is_size_computation(node):
+            call, result = symbolic.size_call(node, self.value)
+            self.calls.append(call)
+            self.values[node] = result
             return
         if node.target is operator.getitem:
             source, index = node.args
@@ -246,7 +306,7 @@ class _Lowering:
         functional = node.target
         out_operator = OUT_VARIANTS[_operator_name(functional)]
         schema = out_schema_for(out_operator, functional)
-        converter = ArgumentConverter(node, self.tensor, self._scalar_tensor)
+        converter = ArgumentConverter(node, self.value, self._scalar_tensor)
         bound = bound_arguments(node)
         args: list[Argument] = []
         for argument in schema.inputs:
@@ -276,7 +336,7 @@ class _Lowering:
         inputs = [self.tensor(source) for source in node.args]
         fakes = node.meta["val"]
         names = [f"{node.name}.{i}" for i in range(len(fakes))]
-        outputs = [_tensor_from_fake(n, f, TensorRole.ACTIVATION, node) for n, f in zip(names, fakes)]
+        outputs = [_tensor_from_fake(n, f, TensorRole.ACTIVATION, node, self.ranges) for n, f in zip(names, fakes)]
         self.values[node] = outputs
         self.calls.append(DelegateCall(node.meta[DELEGATE_META_KEY], inputs, outputs, source_node=node.name))
 
@@ -293,7 +353,7 @@ class _Lowering:
         fake = node.meta.get("val")
         fakes = list(fake) if isinstance(fake, (list, tuple)) else [fake]
         names = [node.name] if len(fakes) == 1 else [f"{node.name}.{i}" for i in range(len(fakes))]
-        return [_tensor_from_fake(n, f, TensorRole.ACTIVATION, node) for n, f in zip(names, fakes)]
+        return [_tensor_from_fake(n, f, TensorRole.ACTIVATION, node, self.ranges) for n, f in zip(names, fakes)]
 
     def _out_arguments(
         self, node: torch.fx.Node, outs: tuple[SchemaArgument, ...], outputs: list[TensorValue]
@@ -307,17 +367,51 @@ class _Lowering:
             )
         return list(outputs)
 
-    def _lower_outputs(self, node: torch.fx.Node) -> list[TensorValue]:
-        outputs: list[TensorValue] = []
-        for item in node.args[0]:
+    def _lower_outputs(self, node: torch.fx.Node) -> list[MethodValue]:
+        """The user outputs; the new values of updated buffers (the graph returns them
+        first) are written back into their state instead."""
+        items = list(node.args[0])
+        outputs: list[MethodValue] = []
+        for item in items[len(self.mutated_buffers):]:
             if not isinstance(item, torch.fx.Node):
                 raise ExportError(
-                    f"the model returns a constant ({item!r}); Kiln programs return tensors only"
+                    f"the model returns a constant ({item!r}); Kiln programs return values the "
+                    "method computes"
                 )
-            tensor = self.tensor(item)
-            tensor.is_output = True
-            outputs.append(tensor)
+            value = self.value(item)
+            if isinstance(value, TensorValue) and value.role is TensorRole.STATE:
+                value = self._copy_of_state(value, item)  # the value before the write-back
+            if isinstance(value, TensorValue):
+                value.is_output = True
+            elif not isinstance(value, ScalarValue):
+                raise ExportError(f"output '{item.name}' is not a tensor or a number")
+            outputs.append(value)
+        for target, item in zip(self.mutated_buffers, items):
+            new_value = self.tensor(item)
+            state_tensor = self.states[target]
+            if new_value is not state_tensor:
+                self._check_kernel(state.WRITE_BACK_OPERATOR, item.name)
+                self.calls.append(state.write_back(state_tensor, new_value, target, item.name))
         return outputs
+
+    @staticmethod
+    def _check_kernel(operator_name: str, node_name: str) -> None:
+        """Refuses a call Kiln adds itself when no kernel library implements it."""
+        kernels = kernel_operators()
+        if kernels is not None and operator_name not in kernels:
+            raise UnsupportedOperatorError(
+                f"node '{node_name}' needs {operator_name}, which no kernel library implements",
+                node=node_name,
+                operator=operator_name,
+            )
+
+    def _copy_of_state(self, state_tensor: TensorValue, node: torch.fx.Node) -> TensorValue:
+        copy = TensorValue(
+            name=f"{node.name}_output", dtype_code=state_tensor.dtype_code,
+            element_size=state_tensor.element_size, shape=state_tensor.shape, role=TensorRole.ACTIVATION,
+        )  # fmt: skip
+        self.calls.append(KernelCall("aten::clone.out", [state_tensor, Null(), copy, copy], [copy], node.name))
+        return copy
 
 
 def to_out_variants(

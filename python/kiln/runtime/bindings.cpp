@@ -85,7 +85,8 @@ NB_MODULE(_runtime, m) {
   nb::class_<MethodHandle>(m, "Method")
       .def_prop_ro("name", &MethodHandle::name)
       .def("execute", &MethodHandle::execute, nb::arg("inputs"),
-           "Runs the method on C-contiguous CPU arrays; returns copies of the outputs.")
+           "Runs the method on C-contiguous CPU arrays (Python bool/int/float for non-tensor "
+           "inputs); returns copies of the outputs.")
       .def("execute_timed", &MethodHandle::execute_timed, nb::arg("inputs"),
            nb::arg("iterations"), "Runs `iterations` times: (outputs, [duration_ns, ...]).")
       .def("meta", &MethodHandle::meta)

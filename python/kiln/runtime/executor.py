@@ -141,6 +141,22 @@ def _count(value: object, name: str, minimum: int, context: str) -> int:
     return int(value)
 
 
+def _as_number(value: object, tag: str, index: int) -> bool | int | float:
+    """A Python number for a non-tensor input (``tag`` "Int", "Double" or "Bool"):
+    a Python or numpy scalar, or a one-element tensor or array, as its ``.item()``."""
+    if isinstance(value, (np.ndarray, np.generic)) and value.size == 1:
+        value = value.item()
+    elif _is_torch_tensor(value) and value.numel() == 1:  # type: ignore[union-attr]
+        value = value.item()  # type: ignore[union-attr]
+    if tag == "Double" and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)  # an int where a float input is expected: the same number
+    if isinstance(value, (bool, int, float)):
+        return value
+    raise _wrapper_error(
+        "InvalidType", f"input {index} is a {tag} (a number); a {type(value).__name__} was given",
+        "converting the inputs")
+
+
 def _to_torch(value: object) -> object:
     if isinstance(value, np.ndarray):
         return torch.from_numpy(value)
@@ -169,6 +185,8 @@ class Method:
     def __init__(self, handle: Any, program: Program) -> None:
         self._handle = handle
         self._program = program  # the method points into the program's bytes
+        # "Tensor", or "Int"/"Double"/"Bool" for the non-tensor inputs.
+        self._input_tags = [spec.tag for spec in self.meta.inputs]
 
     @property
     def name(self) -> str:
@@ -182,22 +200,33 @@ class Method:
     def _prepare(self, inputs: Sequence[Any] | Any) -> tuple[list[Any], bool]:
         values = _input_list(inputs)
         return_torch = any(_is_torch_tensor(v) for v in values)
-        return [_as_input_array(v, i) for i, v in enumerate(values)], return_torch
+        prepared = []
+        for index, value in enumerate(values):
+            tag = self._input_tags[index] if index < len(self._input_tags) else "Tensor"
+            if tag in ("Int", "Double", "Bool"):
+                prepared.append(_as_number(value, tag, index))
+            else:
+                prepared.append(_as_input_array(value, index))
+        return prepared, return_torch
 
     @staticmethod
     def _finish(outputs: list[Any], return_torch: bool) -> list[Any]:
         return [_to_torch(o) for o in outputs] if return_torch else outputs
 
     def execute(self, inputs: Sequence[Any] | Any) -> list[Any]:
-        """Runs the method. Returns torch tensors when any input was a torch tensor,
-        numpy arrays otherwise (non-tensor outputs as Python scalars).
+        """Runs the method. Inputs are tensors (torch or numpy) and, for non-tensor
+        inputs, Python ints, floats or bools. Returns torch tensors when any input was
+        a torch tensor, numpy arrays otherwise (non-tensor outputs as Python numbers).
+        State (mutable buffers) carries over from one call to the next.
 
         A 0-d array or numpy scalar is a 0-d tensor (shape []); arrays in the other
         byte order are converted to the machine's.
 
-        Raises KilnRuntimeError: InvalidType (inputs that are not a list of tensors,
+        Raises KilnRuntimeError: InvalidType (inputs that are not a list of values,
         e.g. None or a dict), InputCountMismatch, InputDtypeMismatch,
-        InputShapeMismatch, or the error of a failing kernel.
+        InputShapeMismatch (also for a tensor beyond its dynamic bound), InvalidType
+        or InvalidArgument (a number the program fixed at export), or the error of a
+        failing kernel.
         """
         arrays, return_torch = self._prepare(inputs)
         return self._finish(_call(self._handle.execute, arrays), return_torch)

@@ -30,11 +30,12 @@ class ValueSpec:
     """One input or output of a method. Non-tensor values have ``tag`` only."""
 
     tag: str
-    shape: tuple[int, ...] = ()
+    shape: tuple[int, ...] = ()  # upper bounds when ``is_dynamic``
     scalar_type: str = ""
     dim_order: tuple[int, ...] = ()
-    nbytes: int = 0
+    nbytes: int = 0  # at the declared (upper-bound) shape
     is_memory_planned: bool = False
+    is_dynamic: bool = False  # a bounded dynamic shape: smaller tensors are accepted
 
     @property
     def is_tensor(self) -> bool:
@@ -54,6 +55,7 @@ class ValueSpec:
             dim_order=tuple(raw.get("dim_order", ())),
             nbytes=int(raw.get("nbytes", 0)),
             is_memory_planned=bool(raw.get("is_memory_planned", False)),
+            is_dynamic=bool(raw.get("is_dynamic", False)),
         )
 
 

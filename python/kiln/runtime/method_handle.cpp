@@ -52,14 +52,14 @@ MethodHandle::MethodHandle(const Program& program, const std::string& name, size
   init_ns_ = ns_since(start);
 }
 
-nb::list MethodHandle::execute(const std::vector<InputArray>& inputs) {
+nb::list MethodHandle::execute(const nb::list& inputs) {
   BusyGuard guard(busy_, name_);
   set_inputs(inputs);
   run_once();
   return collect_outputs();
 }
 
-nb::tuple MethodHandle::execute_timed(const std::vector<InputArray>& inputs, int64_t iterations) {
+nb::tuple MethodHandle::execute_timed(const nb::list& inputs, int64_t iterations) {
   if (iterations < 1) {
     KILN_LOG(Error, "execute_timed needs at least one iteration, got %lld",
              static_cast<long long>(iterations));
@@ -90,7 +90,7 @@ nb::dict MethodHandle::meta() const {
 
 nb::dict MethodHandle::npu_counters() const { return method_npu_counters_dict(*method_); }
 
-void MethodHandle::set_inputs(const std::vector<InputArray>& inputs) {
+void MethodHandle::set_inputs(const nb::list& inputs) {
   const MethodMeta meta = method_->method_meta();
   const size_t expected = meta.num_inputs();
   if (inputs.size() != expected) {
@@ -98,67 +98,96 @@ void MethodHandle::set_inputs(const std::vector<InputArray>& inputs) {
              expected);
     raise(Error::InputCountMismatch, "setting the inputs of '" + name_ + "'");
   }
-  // The method may point at these (unplanned inputs) until the next call.
-  held_inputs_ = inputs;
+  // The method may point at these (unplanned inputs) until the next call; reserved so
+  // that the tensors and their shape arrays never move.
+  held_inputs_.clear();
+  held_inputs_.reserve(expected);
   input_sizes_.assign(expected, {});
   input_dim_orders_.assign(expected, {});
   input_strides_.assign(expected, {});
   reordered_inputs_.assign(expected, {});
   input_tensors_.clear();
   input_tensors_.reserve(expected);
+  input_values_.clear();
   for (size_t i = 0; i < expected; ++i) {
     const std::string context = "setting input " + std::to_string(i) + " of '" + name_ + "'";
-    const InputArray& array = held_inputs_[i];
-    const std::optional<ScalarType> type = scalar_type_of(array.dtype());
-    if (!type) {
-      KILN_LOG(Error, "input %zu has an array dtype (code %u, %u bits) with no Kiln scalar type", i,
-               static_cast<unsigned>(array.dtype().code), static_cast<unsigned>(array.dtype().bits));
-      raise(Error::InputDtypeMismatch, context);
-    }
-    if (array.ndim() > static_cast<size_t>(kTensorMaxDim)) {
-      KILN_LOG(Error, "input %zu has %zu dimensions; at most %d are supported", i, array.ndim(),
-               kTensorMaxDim);
-      raise(Error::InputShapeMismatch, context);
-    }
-    for (size_t d = 0; d < array.ndim(); ++d) {
-      if (array.shape(d) > static_cast<size_t>(INT32_MAX)) {
-        KILN_LOG(Error, "input %zu dimension %zu has %zu elements (more than int32)", i, d,
-                 array.shape(d));
-        raise(Error::InputShapeMismatch, context);
+    const nb::handle item = inputs[i];
+    // bool before int: a Python bool is an int too.
+    if (nb::isinstance<nb::bool_>(item)) {
+      input_values_.emplace_back(nb::cast<bool>(item));
+    } else if (nb::isinstance<nb::int_>(item)) {
+      int64_t value = 0;
+      if (!nb::try_cast(item, value)) {
+        KILN_LOG(Error, "input %zu: the int does not fit in 64 bits", i);
+        raise(Error::InvalidArgument, context);
       }
-      input_sizes_[i].push_back(static_cast<SizesType>(array.shape(d)));
-      input_dim_orders_[i].push_back(static_cast<DimOrderType>(d));
+      input_values_.emplace_back(value);
+    } else if (nb::isinstance<nb::float_>(item)) {
+      input_values_.emplace_back(nb::cast<double>(item));
+    } else {
+      InputArray array;
+      if (!nb::try_cast(item, array)) {
+        KILN_LOG(Error, "input %zu is a %s, not a C-contiguous CPU array or a number", i,
+                 nb::type_name(item.type()).c_str());
+        raise(Error::InvalidType, context);
+      }
+      input_values_.push_back(tensor_input(array, i, context));
     }
-    // A shape with no elements can still have strides beyond int32 ([0, 2^16, 2^16]).
-    if (check_tensor_sizes({input_sizes_[i].data(), input_sizes_[i].size()}) != Error::Ok) {
-      KILN_LOG(Error, "input %zu: its shape cannot be a tensor's", i);
-      raise(Error::InputShapeMismatch, context);
-    }
-    input_strides_[i].resize(array.ndim());
-    // A program may store an input in another dim order (ExecuTorch's Cortex-M programs
-    // keep activations channels-last): the row-major array is reordered into a copy.
-    const void* data = array.data();
-    Result<TensorInfo> info = meta.input_tensor_meta(i);
-    if (info.ok() && !is_default_dim_order(info->dim_order) && info->dim_order.size() == array.ndim()) {
-      reordered_inputs_[i].resize(array.nbytes());
-      check(copy_dim_order(array.data(), reordered_inputs_[i].data(),
-                           {input_sizes_[i].data(), input_sizes_[i].size()}, info->dim_order,
-                           element_size(*type), true), context);
-      for (size_t d = 0; d < array.ndim(); ++d) input_dim_orders_[i][d] = info->dim_order[d];
-      data = reordered_inputs_[i].data();
-    }
-    // The array is read-only to Python; the runtime copies a planned input into its
-    // buffer and reads an unplanned one in place.
-    input_tensors_.emplace_back(*type, static_cast<int32_t>(array.ndim()), input_sizes_[i].data(),
-                                input_dim_orders_[i].data(), input_strides_[i].data(),
-                                const_cast<void*>(data));
-    check(method_->set_input(EValue(&input_tensors_.back()), i), context);
+    check(method_->set_input(input_values_.back(), i), context);
   }
 }
 
+EValue MethodHandle::tensor_input(const InputArray& array, size_t i, const std::string& context) {
+  const std::optional<ScalarType> type = scalar_type_of(array.dtype());
+  if (!type) {
+    KILN_LOG(Error, "input %zu has an array dtype (code %u, %u bits) with no Kiln scalar type", i,
+             static_cast<unsigned>(array.dtype().code), static_cast<unsigned>(array.dtype().bits));
+    raise(Error::InputDtypeMismatch, context);
+  }
+  if (array.ndim() > static_cast<size_t>(kTensorMaxDim)) {
+    KILN_LOG(Error, "input %zu has %zu dimensions; at most %d are supported", i, array.ndim(),
+             kTensorMaxDim);
+    raise(Error::InputShapeMismatch, context);
+  }
+  for (size_t d = 0; d < array.ndim(); ++d) {
+    if (array.shape(d) > static_cast<size_t>(INT32_MAX)) {
+      KILN_LOG(Error, "input %zu dimension %zu has %zu elements (more than int32)", i, d,
+               array.shape(d));
+      raise(Error::InputShapeMismatch, context);
+    }
+    input_sizes_[i].push_back(static_cast<SizesType>(array.shape(d)));
+    input_dim_orders_[i].push_back(static_cast<DimOrderType>(d));
+  }
+  // A shape with no elements can still have strides beyond int32 ([0, 2^16, 2^16]).
+  if (check_tensor_sizes({input_sizes_[i].data(), input_sizes_[i].size()}) != Error::Ok) {
+    KILN_LOG(Error, "input %zu: its shape cannot be a tensor's", i);
+    raise(Error::InputShapeMismatch, context);
+  }
+  input_strides_[i].resize(array.ndim());
+  held_inputs_.push_back(array);
+  // A program may store an input in another dim order (ExecuTorch's Cortex-M programs
+  // keep activations channels-last): the row-major array is reordered into a copy.
+  const void* data = held_inputs_.back().data();
+  Result<TensorInfo> info = method_->method_meta().input_tensor_meta(i);
+  if (info.ok() && !is_default_dim_order(info->dim_order) && info->dim_order.size() == array.ndim()) {
+    reordered_inputs_[i].resize(array.nbytes());
+    check(copy_dim_order(array.data(), reordered_inputs_[i].data(),
+                         {input_sizes_[i].data(), input_sizes_[i].size()}, info->dim_order,
+                         element_size(*type), true), context);
+    for (size_t d = 0; d < array.ndim(); ++d) input_dim_orders_[i][d] = info->dim_order[d];
+    data = reordered_inputs_[i].data();
+  }
+  // The array is read-only to Python; the runtime copies a planned input into its
+  // buffer and reads an unplanned one in place.
+  input_tensors_.emplace_back(*type, static_cast<int32_t>(array.ndim()), input_sizes_[i].data(),
+                              input_dim_orders_[i].data(), input_strides_[i].data(),
+                              const_cast<void*>(data));
+  return EValue(&input_tensors_.back());
+}
+
 void MethodHandle::reapply_inputs() {
-  for (size_t i = 0; i < input_tensors_.size(); ++i) {
-    check(method_->set_input(EValue(&input_tensors_[i]), i),
+  for (size_t i = 0; i < input_values_.size(); ++i) {
+    check(method_->set_input(input_values_[i], i),
           "setting input " + std::to_string(i) + " of '" + name_ + "'");
   }
 }

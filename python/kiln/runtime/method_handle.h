@@ -31,10 +31,11 @@ class MethodHandle {
   MethodHandle(const MethodHandle&) = delete;
   MethodHandle& operator=(const MethodHandle&) = delete;
 
-  /// Runs once; copies of the outputs.
-  nanobind::list execute(const std::vector<InputArray>& inputs);
+  /// Runs once; copies of the outputs. Each input is a C-contiguous CPU array, or a
+  /// Python bool, int or float for a non-tensor input.
+  nanobind::list execute(const nanobind::list& inputs);
   /// Outputs of the last run and the duration of each of `iterations` runs (ns).
-  nanobind::tuple execute_timed(const std::vector<InputArray>& inputs, int64_t iterations);
+  nanobind::tuple execute_timed(const nanobind::list& inputs, int64_t iterations);
   /// describe_meta() plus allocator use and init time.
   nanobind::dict meta() const;
   /// What the NPU did in this method's last execute (its Ethos-U delegates' latest calls).
@@ -42,7 +43,9 @@ class MethodHandle {
   const std::string& name() const { return name_; }
 
  private:
-  void set_inputs(const std::vector<InputArray>& inputs);
+  void set_inputs(const nanobind::list& inputs);
+  /// A tensor over `array` (kept in held_inputs_), checked for a Kiln dtype and shape.
+  EValue tensor_input(const InputArray& array, size_t i, const std::string& context);
   void reapply_inputs();
   void run_once();
   nanobind::list collect_outputs() const;
@@ -61,6 +64,8 @@ class MethodHandle {
   // Inputs the program stores in another dim order, reordered from the row-major arrays.
   std::vector<std::vector<uint8_t>> reordered_inputs_;
   std::vector<Tensor> input_tensors_;
+  /// One per input: a scalar, or a Tensor value pointing into input_tensors_.
+  std::vector<EValue> input_values_;
 };
 
 }  // namespace kiln::python

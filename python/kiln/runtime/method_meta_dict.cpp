@@ -22,6 +22,7 @@ nb::dict describe_tensor(const TensorInfo& info) {
   out["scalar_type"] = scalar_type_name(info.scalar_type);
   out["nbytes"] = info.nbytes;
   out["is_memory_planned"] = info.is_memory_planned;
+  out["is_dynamic"] = info.shape_dynamism != ShapeDynamism::Static;
   return out;
 }
 

@@ -1,11 +1,16 @@
 """Emit planned :class:`MethodGraph` objects into the flatc-generated object API.
 
 Values are emitted in the order the method uses them: inputs first, then each
-call's arguments. Scalars and integer lists are shared between calls (the
-runtime never writes them). Constant tensor data goes to a :class:`ConstantPool`
-that becomes the program's constant segment (segment 0); each delegate's blob
-goes to a segment of its own after it (``DataLocation.SEGMENT``, identical blobs
-shared), as ExecuTorch does when it extracts delegate segments.
+call's arguments. Constant scalars and integer lists are shared between calls (the
+runtime never writes them); numbers the method takes as input or computes (a
+symbolic size) get a value slot each. Constant tensor data goes to a
+:class:`ConstantPool` that becomes the program's constant segment (segment 0); each
+delegate's blob goes to a segment of its own after it (``DataLocation.SEGMENT``,
+identical blobs shared), as ExecuTorch does when it extracts delegate segments. The
+initial values of mutable buffers go to one more segment, the program's mutable data
+segment: a state tensor is planned and names its initial value by its entry there.
+Tensors with bounded dynamic shapes are written with their upper bounds and
+``DYNAMIC_BOUND``.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from kiln.passes.method_graph import (
     LoweredDelegate,
     Null,
     OptionalTensorList,
+    ScalarValue,
     String,
     TensorList,
     TensorRole,
@@ -127,10 +133,13 @@ def _evalue(kind: int, value: object) -> pte.EValueT:
 class _PlanEmitter:
     """Builds one ExecutionPlanT."""
 
-    def __init__(self, method: MethodGraph, constants: ConstantPool, blobs: DelegateSegments) -> None:
+    def __init__(
+        self, method: MethodGraph, constants: ConstantPool, blobs: DelegateSegments, states: ConstantPool
+    ) -> None:
         self.method = method
         self.constants = constants
         self.blobs = blobs
+        self.states = states
         self.delegates: list[pte.BackendDelegateT] = []
         self.values: list[pte.EValueT] = []
         self.tensor_index: dict[int, int] = {}
@@ -160,9 +169,20 @@ class _PlanEmitter:
         value.dimOrder = list(range(len(tensor.shape)))
         value.requiresGrad = False
         value.layout = 0
-        value.shapeDynamism = pte.TensorShapeDynamism.STATIC
+        value.shapeDynamism = (
+            pte.TensorShapeDynamism.DYNAMIC_BOUND if tensor.dynamic else pte.TensorShapeDynamism.STATIC
+        )
         value.dataBufferIdx = 0
-        if tensor.role is TensorRole.CONSTANT:
+        if tensor.role is TensorRole.STATE:
+            if tensor.allocation is None or tensor.data is None or len(tensor.data) != tensor.nbytes:
+                raise SerializationError(
+                    f"state '{tensor.name}' of method '{self.method.name}' needs planned memory and "
+                    f"{tensor.nbytes} bytes of initial data"
+                )
+            value.allocationInfo = _allocation_details(tensor)
+            # Copied into the planned bytes at load: equal initial values can share an entry.
+            value.dataBufferIdx = self.states.add(tensor.data)
+        elif tensor.role is TensorRole.CONSTANT:
             if tensor.data is None or len(tensor.data) != tensor.nbytes:
                 raise SerializationError(
                     f"constant '{tensor.name}' has {0 if tensor.data is None else len(tensor.data)} "
@@ -170,11 +190,7 @@ class _PlanEmitter:
                 )
             value.dataBufferIdx = self.constants.add(tensor.data)
         elif tensor.allocation is not None:
-            details = pte.AllocationDetailsT()
-            details.memoryId = tensor.allocation.mem_id
-            details.memoryOffsetLow = tensor.allocation.offset & _UINT32_MASK
-            details.memoryOffsetHigh = tensor.allocation.offset >> 32
-            value.allocationInfo = details
+            value.allocationInfo = _allocation_details(tensor)
         elif not (tensor.is_input or tensor.is_output):
             raise SerializationError(
                 f"tensor '{tensor.name}' of method '{self.method.name}' has no memory: it is "
@@ -183,6 +199,28 @@ class _PlanEmitter:
         index = self._append(_evalue(pte.KernelTypes.Tensor, value))
         self.tensor_index[id(tensor)] = index
         return index
+
+    def scalar(self, scalar: ScalarValue) -> int:
+        """The value slot of a number the method takes or computes (never shared)."""
+        index = self.tensor_index.get(id(scalar))
+        if index is not None:
+            return index
+        number = scalar.value
+        if isinstance(number, bool):
+            value, kind = pte.BoolT(), pte.KernelTypes.Bool
+            value.boolVal = number
+        elif isinstance(number, int):
+            value, kind = pte.IntT(), pte.KernelTypes.Int
+            value.intVal = number
+        else:
+            value, kind = pte.DoubleT(), pte.KernelTypes.Double
+            value.doubleVal = float(number)
+        index = self._append(_evalue(kind, value))
+        self.tensor_index[id(scalar)] = index
+        return index
+
+    def value(self, value: TensorValue | ScalarValue) -> int:
+        return self.scalar(value) if isinstance(value, ScalarValue) else self.tensor(value)
 
     def _int(self, number: int) -> int:
         def make() -> pte.EValueT:
@@ -195,6 +233,8 @@ class _PlanEmitter:
     def argument(self, arg: Argument) -> int:  # noqa: C901 - one branch per value kind
         if isinstance(arg, TensorValue):
             return self.tensor(arg)
+        if isinstance(arg, ScalarValue):
+            return self.scalar(arg)
         if isinstance(arg, Null):
             return self._shared(("Null",), lambda: _evalue(pte.KernelTypes.Null, pte.NullT()))
         if isinstance(arg, Int):
@@ -214,7 +254,7 @@ class _PlanEmitter:
             return self._append(_evalue(pte.KernelTypes.String, value))
         if isinstance(arg, IntList):
             # Items are indices of Int values (the runtime boxes int lists).
-            items = [self._int(item) for item in arg.items]
+            items = [self.scalar(item) if isinstance(item, ScalarValue) else self._int(item) for item in arg.items]
             value = pte.IntListT()
             value.items = items
             return self._shared(("IntList", arg.items), lambda: _evalue(pte.KernelTypes.IntList, value))
@@ -268,7 +308,7 @@ class _PlanEmitter:
 
     def emit(self) -> pte.ExecutionPlanT:
         method = self.method
-        inputs = [self.tensor(t) for t in method.inputs]
+        inputs = [self.value(v) for v in method.inputs]
         instructions: list[pte.InstructionT] = []
         for call in method.calls:
             instruction = pte.InstructionT()
@@ -285,7 +325,7 @@ class _PlanEmitter:
                 instruction.instrArgsType = pte.InstructionArguments.KernelCall
                 instruction.instrArgs = kernel_call
             instructions.append(instruction)
-        outputs = [self.tensor(t) for t in method.outputs]
+        outputs = [self.value(v) for v in method.outputs]
         self._append(_evalue(pte.KernelTypes.String, _producer_string()))
 
         chain = pte.ChainT()
@@ -309,22 +349,34 @@ class _PlanEmitter:
         return plan
 
 
+def _allocation_details(tensor: TensorValue) -> pte.AllocationDetailsT:
+    assert tensor.allocation is not None
+    details = pte.AllocationDetailsT()
+    details.memoryId = tensor.allocation.mem_id
+    details.memoryOffsetLow = tensor.allocation.offset & _UINT32_MASK
+    details.memoryOffsetHigh = tensor.allocation.offset >> 32
+    return details
+
+
 def emit_program(methods: list[MethodGraph]) -> tuple[pte.ProgramT, list[bytes]]:
     """Build the ProgramT for planned methods.
 
     Returns:
         (program, segments): ``segments[0]`` is the constant segment that
         ``program.constantSegment`` refers to, then one segment per distinct
-        delegate blob; ``program.segments`` is filled in by
-        :func:`kiln.serialize.pte_file.write_pte`.
+        delegate blob, then (if a method has state) the mutable data segment that
+        ``program.mutableDataSegments[0]`` refers to; ``program.segments`` is filled
+        in by :func:`kiln.serialize.pte_file.write_pte`.
     """
     names = [m.name for m in methods]
     if len(set(names)) != len(names):
         raise SerializationError(f"method names must be unique, got {names}")
     constants = ConstantPool()
     blobs = DelegateSegments(first_index=1)
-    plans = [_PlanEmitter(method, constants, blobs).emit() for method in methods]
+    states = ConstantPool()
+    plans = [_PlanEmitter(method, constants, blobs, states).emit() for method in methods]
     segment_data, offsets = constants.segment()
+    segments = [segment_data, *blobs.blobs]
 
     constant_segment = pte.SubsegmentOffsetsT()
     constant_segment.segmentIndex = 0
@@ -337,4 +389,11 @@ def emit_program(methods: list[MethodGraph]) -> tuple[pte.ProgramT, list[bytes]]
     program.backendDelegateData = []
     program.segments = []
     program.constantSegment = constant_segment
-    return program, [segment_data, *blobs.blobs]
+    if len(states):
+        state_data, state_offsets = states.segment()
+        mutable_segment = pte.SubsegmentOffsetsT()
+        mutable_segment.segmentIndex = len(segments)
+        mutable_segment.offsets = state_offsets
+        program.mutableDataSegments = [mutable_segment]
+        segments.append(state_data)
+    return program, segments

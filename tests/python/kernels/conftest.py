@@ -19,6 +19,12 @@ Comparison rule: floating outputs need ``max |kiln - torch| <= 1e-5 * max(1, max
 over finite values, with NaN and +-inf in the same places; integer, bool and
 index outputs, and every output of an ``exact=True`` check, must be bit-identical.
 
+Every exported check also runs the program with bounded dynamic shapes: each input
+and intermediate tensor declared one larger in every dimension (``DYNAMIC_BOUND``,
+memory planned for that bound) while the inputs keep their sizes. Each kernel then
+gets outputs larger than its result and must resize them (``resize_output``); the
+outputs must equal the static program's bit for bit.
+
 Operators Kiln's exporter never emits (data-dependent output shapes, in-place
 updates, ExecuTorch's own copies) are checked with ``check_op.call``: a program of
 that one kernel call, built directly from Kiln's method graph classes, whose out
@@ -42,7 +48,7 @@ import pytest
 import torch
 
 import kiln
-from kiln.export import lower_edge_program, program_from_methods
+from kiln.export import lower_edge_program, program_from_methods, to_edge_program
 from kiln.memory import plan_memory
 from kiln.passes import method_graph as mg
 from kiln.runtime import Runtime
@@ -192,17 +198,82 @@ def compare(got: torch.Tensor, want: torch.Tensor, *, exact: bool, what: str) ->
         fail(f"max abs error {error:.3g} > {bound:.3g}")
 
 
-def export_preserving(
-    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], preserve: Sequence[Any]
-) -> kiln.Program:
-    """kiln.export's stages, with `preserve` left out of the core-ATen decompositions
-    (for kernels of operators torch decomposes by default, e.g. hardswish)."""
+def edge_program(
+    module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], preserve: Sequence[Any] = ()
+) -> torch.export.ExportedProgram:
+    """kiln.export's first stage, with `preserve` left out of the core-ATen
+    decompositions (for kernels of operators torch decomposes by default, e.g. hardswish)."""
+    if not preserve:
+        return to_edge_program(module, inputs)
     exported = torch.export.export(module, inputs, strict=False)
     table = torch.export.default_decompositions()
     for operator in preserve:
         table.pop(operator, None)
-    edge = exported.run_decompositions(table)
-    return program_from_methods([lower_edge_program(edge)])
+    return exported.run_decompositions(table)
+
+
+def with_bounds_above_shapes(method: mg.MethodGraph) -> mg.MethodGraph:
+    """Declares every input and intermediate tensor one larger in each dimension, as a
+    bounded dynamic shape, and plans memory for those bounds: the same computation on
+    tensors smaller than their bounds. 0-dim and empty tensors stay as they are (an
+    empty out may be a placeholder the kernel leaves alone, e.g. a masked-out gradient)."""
+    for tensor in method.tensors():
+        if tensor.role in (mg.TensorRole.INPUT, mg.TensorRole.ACTIVATION) and tensor.shape and all(tensor.shape):
+            tensor.shape = tuple(size + 1 for size in tensor.shape)
+            tensor.dynamic = True
+    plan_memory(method)
+    return method
+
+
+def _same_bits(got: torch.Tensor, want: torch.Tensor) -> bool:
+    return (
+        got.dtype == want.dtype
+        and tuple(got.shape) == tuple(want.shape)
+        and got.contiguous().numpy().tobytes() == want.contiguous().numpy().tobytes()
+    )
+
+
+def _one_call_method(
+    operator: str, args: Sequence[Any], expected: Sequence[torch.Tensor], out_list: bool, returns: Optional[int],
+    in_place: Optional[int], mutated: Sequence[int],
+) -> tuple[mg.MethodGraph, list[torch.Tensor]]:
+    """check_op.call's one-call method (not yet planned) and the tensors it takes as inputs."""
+    builder = _CallBuilder()
+    call_args = [builder.argument(a) for a in args]
+    if in_place is not None:
+        target = call_args[in_place]
+        outs: list[mg.TensorValue] = [target]
+        call_args.append(target)
+    else:
+        outs = [builder.tensor(e, mg.TensorRole.ACTIVATION, f"out{i}") for i, e in enumerate(expected[: len(expected) - len(mutated)])]
+        call_args += [mg.TensorList(tuple(outs))] if out_list else outs
+        count = (0 if out_list else len(outs)) if returns is None else returns
+        if count == 1:
+            call_args.append(outs[0])
+        elif count > 1:
+            call_args.append(mg.TensorList(tuple(outs)))
+    returned = outs + [call_args[i] for i in mutated]
+    for tensor in returned:
+        tensor.is_output = True
+    method = mg.MethodGraph("forward", builder.inputs, returned, [mg.KernelCall(operator, call_args, outs)])
+    return method, builder.feeds
+
+
+def _check_same_as_static(bounded: Sequence[torch.Tensor], static: Sequence[torch.Tensor], *, bits: bool) -> None:
+    """Fails unless the program run with tensors below their dynamic bounds gave the
+    static program's outputs (bit for bit, or shapes and dtypes only with bits=False)."""
+
+    def same(a: torch.Tensor, b: torch.Tensor) -> bool:
+        if not bits:
+            return a.dtype == b.dtype and tuple(a.shape) == tuple(b.shape)
+        return _same_bits(a, b)
+
+    differ = [i for i, (a, b) in enumerate(zip(bounded, static)) if not same(a, b)]
+    assert len(bounded) == len(static) and not differ, (
+        f"outputs {differ} differ when the tensors are smaller than their dynamic bounds "
+        f"(a kernel that does not resize its output?): {[bounded[i] for i in differ]} "
+        f"vs {[static[i] for i in differ]}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -276,9 +347,10 @@ class OpChecker:
         preserve: Sequence[Any] = (),
     ) -> list[torch.Tensor]:
         """Exports and runs `model` (in the mode it is in) without comparing: for results
-        eager PyTorch cannot predict (random numbers). Returns Kiln's outputs."""
+        eager PyTorch cannot predict (random numbers); the run below the dynamic bounds
+        must give the same shapes and dtypes. Returns Kiln's outputs."""
         module = model if isinstance(model, torch.nn.Module) else Lambda(model)
-        return self._export_and_run(module, tuple(inputs), ops, preserve)
+        return self._export_and_run(module, tuple(inputs), ops, preserve, bits=False)
 
     @staticmethod
     def tensor_list(items: Sequence[Optional[torch.Tensor]], *, optional: bool = False) -> TensorListArg:
@@ -309,31 +381,14 @@ class OpChecker:
         operator also updates (batch norm's running stats); their final values follow
         the outs in `expected`. check_values=False compares shapes and dtypes only
         (empty). Returns Kiln's outputs."""
-        builder = _CallBuilder()
-        call_args = [builder.argument(a) for a in args]
-        if in_place is not None:
-            target = call_args[in_place]
-            outs: list[mg.TensorValue] = [target]
-            call_args.append(target)
-        else:
-            outs = [builder.tensor(e, mg.TensorRole.ACTIVATION, f"out{i}") for i, e in enumerate(expected[: len(expected) - len(mutated)])]
-            call_args += [mg.TensorList(tuple(outs))] if out_list else outs
-            count = (0 if out_list else len(outs)) if returns is None else returns
-            if count == 1:
-                call_args.append(outs[0])
-            elif count > 1:
-                call_args.append(mg.TensorList(tuple(outs)))
-        returned = outs + [call_args[i] for i in mutated]
-        for tensor in returned:
-            tensor.is_output = True
-        method = mg.MethodGraph("forward", builder.inputs, returned, [mg.KernelCall(operator, call_args, outs)])
+        def build() -> tuple[mg.MethodGraph, list[torch.Tensor]]:
+            return _one_call_method(operator, args, expected, out_list, returns, in_place, mutated)
+
+        method, feeds = build()
         plan_memory(method, plan_inputs=True, plan_outputs=True)
         program = program_from_methods([method])
         self._log.record(self._test_id, program.operators, exported=False)
-        loaded = Runtime.get().load_program(program.to_bytes()).load_method("forward")
-        # Without inputs there is no torch tensor to go by: the runtime answers in numpy.
-        outputs = [o if isinstance(o, torch.Tensor) else torch.from_numpy(o)
-                   for o in loaded.execute([t.clone() for t in builder.feeds])]
+        outputs = self._run(program, feeds)
         assert len(outputs) == len(expected), f"{len(outputs)} outputs, eager has {len(expected)}"
         for index, (got, want) in enumerate(zip(outputs, expected)):
             what = f"{operator} output {index}"
@@ -341,20 +396,33 @@ class OpChecker:
                 compare(got, want, exact=exact, what=what)
             else:
                 assert (got.dtype, tuple(got.shape)) == (want.dtype, tuple(want.shape)), f"{what}: {got.dtype} {list(got.shape)}"
+        bounded_method, feeds = build()
+        bounded = program_from_methods([with_bounds_above_shapes(bounded_method)])
+        _check_same_as_static(self._run(bounded, feeds), outputs, bits=check_values)
         return outputs
 
     def _export_and_run(
-        self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], ops: Iterable[str], preserve: Sequence[Any]
+        self, module: torch.nn.Module, inputs: tuple[torch.Tensor, ...], ops: Iterable[str], preserve: Sequence[Any],
+        *, bits: bool = True,
     ) -> list[torch.Tensor]:
-        if preserve:
-            program = export_preserving(module, inputs, preserve)
-        else:
-            program = kiln.export(module, inputs)
+        """Kiln's outputs; fails unless the bounded-dynamic variant gives the same bits
+        (the same shapes and dtypes with bits=False: random or unset values)."""
+        edge = edge_program(module, inputs, preserve)
+        program = program_from_methods([lower_edge_program(edge)])
         self._log.record(self._test_id, program.operators)
         missing = [name for name in ops if name not in program.operators]
         assert not missing, f"program does not call {missing}; it calls {program.operators}"
+        outputs = self._run(program, inputs)
+        bounded = program_from_methods([with_bounds_above_shapes(lower_edge_program(edge))])
+        _check_same_as_static(self._run(bounded, inputs), outputs, bits=bits)
+        return outputs
+
+    @staticmethod
+    def _run(program: kiln.Program, inputs: Sequence[torch.Tensor]) -> list[torch.Tensor]:
         method = Runtime.get().load_program(program.to_bytes()).load_method("forward")
-        return method.execute(list(inputs))
+        # Without inputs there is no torch tensor to go by: the runtime answers in numpy.
+        return [o if isinstance(o, torch.Tensor) else torch.from_numpy(o)
+                for o in method.execute([t.clone() for t in inputs])]
 
 
 @pytest.fixture

@@ -38,8 +38,9 @@ EXECUTORCH_ONLY: dict[str, str] = {
     "aten::alias_copy.out": "Kiln elides aten.alias (an identity)",
     "dim_order_ops::_to_dim_order_copy.out": "ExecuTorch's replacement of _to_copy",
     "dim_order_ops::_clone_dim_order.out": "ExecuTorch's replacement of clone",
-    # Scalar arithmetic on symbolic sizes: only programs with dynamic shapes, which
-    # Kiln's exporter refuses (static shapes).
+    # Sizes read and computed at run time: programs with dynamic shapes, which these op
+    # tests (static shapes) do not export; tests/python/runtime/test_dynamic_shapes.py
+    # runs them in Kiln's programs, test_executorch_parity.py in ExecuTorch's.
     "executorch_prim::add.Scalar": "symbolic size arithmetic",
     "executorch_prim::sub.Scalar": "symbolic size arithmetic",
     "executorch_prim::mul.Scalar": "symbolic size arithmetic",
