@@ -29,6 +29,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln import ExportError
+from kiln.devtools.debug_info import DebugInfo, record_method
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import export_to_edge, normalize_inputs
 from kiln.memory import plan_memory
@@ -150,6 +151,8 @@ def export(
     )
     program = program_from_methods([method])
     program.compile_report = report
+    graphs = [edge_program.graph] + ([graph_module.graph] if graph_module is not None else [])
+    program.debug_info = DebugInfo([record_method(method, graphs, report)])
     logger.info(
         "exported %s: torch.export %.2f s, delegation+lowering+planning+emit %.2f s, %d calls",
         type(model).__name__, exported - started, time.perf_counter() - exported, len(method.calls),
