@@ -99,6 +99,11 @@ class LayerPerformance:
     macs: int
     operations: int = 0
     ofm_shape: tuple[int, ...] = ()
+    # Where the output lives while the stream runs: memory ("Sram", "Dram"), byte offset in
+    # that memory's region and layout ("NHWC" or "NHCWB16"); offset -1 when not known.
+    ofm_memory: str = ""
+    ofm_offset: int = -1
+    ofm_format: str = ""
 
 
 @dataclass
@@ -223,11 +228,14 @@ def _layers_from_database(database: Any) -> list[LayerPerformance]:
         stripes[row.get("scheduled_id", "")] = stripes.get(row.get("scheduled_id", ""), 0) + 1
     shapes = {row["id"]: (int(row["ofm_h"]), int(row["ofm_w"]), int(row["ofm_d"]))
               for row in _rows(database, "source") if {"id", "ofm_h", "ofm_w", "ofm_d"} <= set(row)}
+    places = {row["name"]: (row.get("memory", ""), int(row.get("start_address") or "-1", 0), row.get("format", ""))
+              for row in _rows(database, "tensors") if "name" in row}
     layers = []
     for row in _rows(database, "perf"):
+        memory, offset, layout = places.get(row["name"], ("", -1, ""))
         layers.append(LayerPerformance(row["name"], row["operator"], int(row["op_cycles"] or 0),
                                        int(row["mac_count"] or 0), stripes.get(row.get("id", ""), 0),
-                                       shapes.get(row.get("source_id", ""), ())))
+                                       shapes.get(row.get("source_id", ""), ()), memory, offset, layout))
     return layers
 
 
