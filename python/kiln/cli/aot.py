@@ -75,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "program's inputs/outputs, so the CPU does not transpose them")
     parser.add_argument("--intermediates", type=Path, metavar="DIR",
                         help="write the example inputs (input_<i>.npy), eager PyTorch's outputs "
-                             "(reference_output_<i>.npy), the summary (summary.txt) and with --delegate the "
+                             "(reference_output_<i>.npy; with --quantize also the quantized model's, "
+                             "quantized_reference_output_<i>.npy), the summary (summary.txt) and with --delegate the "
                              "partition report, each subgraph's TOSA flatbuffer and Vela output here")
     parser.add_argument("--evaluate", action="store_true",
                         help="fp32: run the program on Kiln's runtime vs eager PyTorch; --quantize: vs the "
@@ -235,7 +236,7 @@ def resolve_output(requested: str | None, default: Path) -> Path:
     return path
 
 
-def _write_intermediates(folder: Path, inputs, reference, program) -> None:
+def _write_intermediates(folder: Path, inputs, reference, program, quantized=None) -> None:
     import numpy as np
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -243,6 +244,13 @@ def _write_intermediates(folder: Path, inputs, reference, program) -> None:
         np.save(folder / f"input_{i}.npy", x.detach().numpy())
     for i, y in enumerate(reference):
         np.save(folder / f"reference_output_{i}.npy", y.detach().numpy())
+    if quantized is not None:
+        import torch
+
+        # What the int8 program should reproduce (kiln-deploy --bundleio's expected outputs).
+        with torch.no_grad():
+            for i, y in enumerate(_outputs_as_list(quantized.module()(*inputs))):
+                np.save(folder / f"quantized_reference_output_{i}.npy", y.detach().numpy())
     (folder / "summary.txt").write_text(program.summary() + "\n")
     report = program.compile_report
     if report is None:
@@ -315,7 +323,7 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         output.parent.mkdir(parents=True, exist_ok=True)
         program.save(output)
         if args.intermediates:
-            _write_intermediates(args.intermediates, inputs, reference, program)
+            _write_intermediates(args.intermediates, inputs, reference, program, quantized)
     results, evaluation = None, None
     if args.evaluate:
         if program.compile_report is not None:
