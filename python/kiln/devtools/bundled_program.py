@@ -47,6 +47,7 @@ class TestCase:
 
     inputs: Sequence[Any]
     expected_outputs: Optional[Sequence[Any]] = None
+    __test__ = False  # not a pytest test class, despite its name
 
 
 @dataclass
