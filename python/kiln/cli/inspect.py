@@ -19,7 +19,9 @@ from pathlib import Path
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kiln-inspect", description=__doc__.split("\n\n")[0])
+    from kiln.cli.errors import OneLineArgumentParser
+
+    parser = OneLineArgumentParser(prog="kiln-inspect", description=__doc__.split("\n\n")[0])
     parser.add_argument("etdump", type=Path, help="the ETDump (.etdp) to read")
     parser.add_argument("--program", type=Path, help="the .pte/.bpte it ran (its .debug.json names modules)")
     parser.add_argument("--debug-buffer", type=Path, help="the debug buffer recorded with it (intermediate values)")
@@ -59,15 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
-    from kiln import KilnError
+    from kiln.cli.errors import report_failure
 
     try:
         return run(args)
-    except KilnError as error:
-        if args.debug:
-            raise
-        print(f"kiln-inspect: error: {error}", file=sys.stderr)
-        return 2
+    except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - every failure ends in one line
+        return report_failure(error, args.debug)
 
 
 if __name__ == "__main__":

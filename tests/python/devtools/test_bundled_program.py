@@ -83,6 +83,7 @@ def test_damaged_bundle_gets_a_named_error(smallcnn, bundles, cli, tmp_path: Pat
 
 @needs_executorch
 @pytest.mark.executorch
+@pytest.mark.slow
 def test_executorch_runs_kiln_bundles(bundles) -> None:
     good, bad = bundles
     passed = subprocess.run([ET_PYTHON, str(WORKER), "run-bundle", str(good), "2"], capture_output=True, text=True,
@@ -95,6 +96,7 @@ def test_executorch_runs_kiln_bundles(bundles) -> None:
 
 @needs_executorch
 @pytest.mark.executorch
+@pytest.mark.slow
 def test_kiln_runs_executorch_bundles(cli, tmp_path: Path) -> None:
     np.save(tmp_path / "x.npy", np.random.default_rng(0).standard_normal((1, 3, 8, 8)).astype(np.float32))
     made = subprocess.run([ET_PYTHON, str(WORKER), "make-bundle", str(tmp_path / "et.bpte"), str(tmp_path / "x.npy")],
