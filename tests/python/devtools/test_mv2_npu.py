@@ -85,8 +85,10 @@ def test_bundled_mv2_passes_on_the_host_and_a_wrong_output_fails(mv2_u55, cli) -
     expected = np.load(mv2_u55.intermediates / "quantized_reference_output_0.npy")
     case = TestCase([np.load(mv2_u55.intermediates / "input_0.npy")], [expected])
     good = bundle(mv2_u55.pte, [case]).save(mv2_u55.folder / "bundles" / "mv2.bpte")
-    # The NPU may round differently from PyTorch's fake-quantized model by a few output steps.
-    atol = str(10 * _output_step(expected))
+    # The NPU rounds between its ~50 layers where PyTorch's fake-quantized model computes in
+    # float: the zoo's bound for MobileNetV2 is 16 output steps (tests/python/arm/e2e/
+    # test_zoo_targets.py), half a step more so that the bound itself passes.
+    atol = str(16.5 * _output_step(expected))
     passed = cli("run", "bundles/mv2.bpte", "--atol", atol, "--rtol", "0", cwd=mv2_u55.folder)
     assert passed.returncode == 0 and "Test_result: PASS" in passed.stdout, passed.stdout + passed.stderr
     wrong = BundledProgram.load(good)
