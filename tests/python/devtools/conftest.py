@@ -65,8 +65,8 @@ def mv2_u55(tmp_path_factory: pytest.TempPathFactory) -> Mv2Npu:
 
 @pytest.fixture(scope="session")
 def cli():
-    """cli("run", *args, cwd=folder): a console script (kiln-run, kiln-inspect, ...) as a
-    user runs it; returns the CompletedProcess."""
+    """cli("run", *args, cwd=folder): a console script's module (kiln.cli.run,
+    kiln.cli.inspector, ...) run as a user runs it; returns the CompletedProcess."""
 
     def run(tool: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
         return subprocess.run([sys.executable, "-m", f"kiln.cli.{tool}", *map(str, args)], cwd=cwd,

@@ -106,3 +106,16 @@ def test_kiln_runs_executorch_bundles(cli, tmp_path: Path) -> None:
     done = cli("run", "et.bpte", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Test_result: PASS (1 test case(s))" in done.stdout
+
+
+def test_oplist_reads_the_program_inside_a_bundle(smallcnn, bundles, cli, tmp_path: Path) -> None:
+    # The selective firmware build (kiln-deploy --bundleio --selective) lists a bundle's operators.
+    good, _ = bundles
+    from_bundle = cli("oplist", good, "--dtypes", cwd=tmp_path)
+    from_program = cli("oplist", smallcnn.pte, "--dtypes", cwd=tmp_path)
+    assert from_bundle.returncode == 0, from_bundle.stderr
+    assert from_bundle.stdout == from_program.stdout and "aten::convolution.out" in from_bundle.stdout
+    cut = tmp_path / "cut.bpte"
+    cut.write_bytes(good.read_bytes()[:700])
+    failed = cli("oplist", cut, cwd=tmp_path)
+    assert failed.returncode == 1 and "bundled program: truncated or corrupt" in failed.stderr

@@ -72,6 +72,6 @@ def test_damaged_etdump_gets_a_named_error(smallcnn, cli, tmp_path: Path, damage
     expected = {"short": "too short", "cut": "truncated", "foreign": "this is a .pte program"}[damage]
     with pytest.raises(EtdumpError, match=expected):
         Etdump.load(tmp_path / "bad.etdp")
-    done = cli("inspect", "bad.etdp", cwd=tmp_path)
+    done = cli("inspector", "bad.etdp", cwd=tmp_path)
     assert done.returncode == 2
     assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1

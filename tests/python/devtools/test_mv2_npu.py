@@ -43,7 +43,7 @@ def test_per_layer_table_and_pictures(mv2_u55) -> None:
 
 
 def test_kiln_inspect_names_modules_and_npu_layers(mv2_u55, recorded, cli) -> None:
-    done = cli("inspect", recorded, "--program", "out/mv2_u55.pte", "--tsv", "report/p.tsv", "--json",
+    done = cli("inspector", recorded, "--program", "out/mv2_u55.pte", "--tsv", "report/p.tsv", "--json",
                "report/p.json", "--model-explorer", "report/nodes.json", "--plot", "report/profile.png",
                cwd=mv2_u55.folder)
     assert done.returncode == 0, done.stderr
