@@ -42,13 +42,16 @@ Error EtdumpOutput::save(std::string* while_doing) {
   *while_doing = "writing the ETDump to " + etdump_path_;
   KILN_TRY_ASSIGN(const Span<const uint8_t> dump, writer_->write());
   KILN_TRY(write_file(etdump_path_, dump));
-  std::printf("etdump: %zu events, %zu dropped (buffer full), %zu bytes, times in ns -> %s\n",
-              writer_->recorded_events(), writer_->dropped_events(), dump.size(), etdump_path_.c_str());
+  std::printf("etdump: %zu events, %zu dropped%s, %zu bytes, times in ns -> %s\n", writer_->recorded_events(),
+              writer_->dropped_events(), writer_->dropped_events() > 0 ? " (the buffer was full)" : "", dump.size(),
+              etdump_path_.c_str());
   if (!debug_buffer_path_.empty()) {
     *while_doing = "writing the debug buffer to " + debug_buffer_path_;
     KILN_TRY(write_file(debug_buffer_path_, writer_->debug_buffer()));
-    std::printf("debug buffer: %zu bytes of intermediate values, %zu value(s) dropped (buffer full) -> %s\n",
-                writer_->debug_buffer_used(), writer_->dropped_values(), debug_buffer_path_.c_str());
+    std::printf("debug buffer: %zu bytes of intermediate values, %zu value(s) dropped%s -> %s\n",
+                writer_->debug_buffer_used(), writer_->dropped_values(),
+                writer_->dropped_values() > 0 ? " (the buffer was full, or a rank too high)" : "",
+                debug_buffer_path_.c_str());
   }
   while_doing->clear();
   return Error::Ok;

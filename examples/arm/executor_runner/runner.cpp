@@ -124,10 +124,11 @@ void save_etdump(EtdumpWriter& writer) {
     return;
   }
   const int written = board_write_host_file(path, dump->data(), dump->size());
-  board_printf("I [runner] etdump: %zu events, %zu dropped (buffer of %zu bytes full), %zu bytes, times in "
-               "ticks (%lu Hz) -> %s%s\n", writer.recorded_events(), writer.dropped_events(),
-               firmware_options().etdump_buffer.size(), dump->size(), static_cast<unsigned long>(board_tick_hz()),
-               path, written == 0 ? "" : " (FAILED: the host refused the file)");
+  board_printf("I [runner] etdump: %zu events, %zu dropped%s, %zu bytes of %zu, times in ticks (%lu Hz) -> %s%s\n",
+               writer.recorded_events(), writer.dropped_events(),
+               writer.dropped_events() > 0 ? " (the buffer was full)" : "", dump->size(),
+               firmware_options().etdump_buffer.size(), static_cast<unsigned long>(board_tick_hz()), path,
+               written == 0 ? "" : " (FAILED: the host refused the file)");
 }
 
 int run() {
