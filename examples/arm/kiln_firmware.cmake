@@ -30,8 +30,10 @@
 # build with both sizes in the message (executor_runner/memory_pools.cpp).
 # Produces <target>.elf, <target>.elf.map and prints its size after linking.
 
+# 32-byte aligned: a bundled program's flatbuffer aligns the .pte inside it to 32 bytes
+# from its own start (a .pte alone needs 16).
 function(_kiln_firmware_incbin out_var label file)
-  set(${out_var} "${${out_var}}  .balign 16\n${label}:\n  .incbin \"${file}\"\n${label}_end:\n" PARENT_SCOPE)
+  set(${out_var} "${${out_var}}  .balign 32\n${label}:\n  .incbin \"${file}\"\n${label}_end:\n" PARENT_SCOPE)
 endfunction()
 
 function(kiln_add_firmware)
