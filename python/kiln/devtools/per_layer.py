@@ -48,7 +48,7 @@ class LayerComparison:
     shape: tuple[int, ...]
     scale: float
     zero_point: int
-    snr_int8: float  # int8 PyTorch vs fp32, dB
+    snr_int8: Optional[float]  # int8 PyTorch vs fp32, dB (None: no fp32 value matched)
     snr_tosa: Optional[float] = None
     snr_npu: Optional[float] = None
     max_lsb_tosa: Optional[int] = None  # TOSA vs int8 PyTorch, output steps
@@ -283,19 +283,24 @@ def compare_layers(model: Any, inputs: tuple[torch.Tensor, ...], quantized: Any,
         path, module_type = _module_of(source)
         match = _match_float(source, float_graph, used)
         fp32 = float_values.get(match.name) if match is not None else None
-        matched = isinstance(fp32, torch.Tensor) and tuple(fp32.shape) == tuple(q_int.shape)
-        reference_value = fp32.detach().numpy() if matched else int8
+        # The same values in another shape (e.g. a mean that keeps its reduced dimensions)
+        # still compare; without fp32 values the SNR columns stay empty.
+        matched = isinstance(fp32, torch.Tensor) and fp32.numel() == q_int.size
+        reference_value = fp32.detach().numpy().reshape(q_int.shape) if matched else None
+
+        def snr(value: np.ndarray) -> Optional[float]:
+            return snr_db(reference_value, value) if reference_value is not None else None
+
         row = LayerComparison(index, path or source.name, module_type, source.name, _target_name(source),
-                              tuple(q_int.shape), scale, zero_point, snr_db(reference_value, int8),
-                              fp32_matched=matched)
+                              tuple(q_int.shape), scale, zero_point, snr(int8), fp32_matched=matched)
         tosa = _logical(tosa_by_node.get(q.name, tosa_by_node.get(source.name)), q_int.shape)
         npu = _logical(npu_by_node.get(q.name, npu_by_node.get(source.name)), q_int.shape)
         row.npu_layer = vela_name.get(q.name, vela_name.get(source.name, ""))
         if tosa is not None:
-            row.snr_tosa = snr_db(reference_value, (tosa - zero_point) * scale)
+            row.snr_tosa = snr((tosa - zero_point) * scale)
             row.max_lsb_tosa = int(np.abs(tosa - q_int).max())
         if npu is not None:
-            row.snr_npu = snr_db(reference_value, (npu - zero_point) * scale)
+            row.snr_npu = snr((npu - zero_point) * scale)
             if tosa is not None:
                 row.max_lsb_npu = int(np.abs(npu - tosa).max())
         rows.append(row)
@@ -327,8 +332,11 @@ def format_table(rows: list[LayerComparison]) -> str:
     header = (f"{'#':>3}  {'layer':<30} {'operator':<26} {'shape':<18} {'SNR dB: int8':>12} {'TOSA':>6} {'NPU':>6}"
               f"  {'LSB TOSA-int8':>13} {'NPU-TOSA':>8}")
     lines = [header, "-" * len(header)]
-    drops = [rows[i - 1].snr_int8 - rows[i].snr_int8 if i and math.isfinite(rows[i].snr_int8) and
-             math.isfinite(rows[i - 1].snr_int8) else 0.0 for i in range(len(rows))]
+    def finite(value: Optional[float]) -> bool:
+        return value is not None and math.isfinite(value)
+
+    drops = [rows[i - 1].snr_int8 - rows[i].snr_int8 if i and finite(rows[i].snr_int8) and
+             finite(rows[i - 1].snr_int8) else 0.0 for i in range(len(rows))]
     worst = int(np.argmax(drops)) if rows else -1
     first_npu = next((r.index for r in rows if r.max_lsb_npu), None)
     for i, row in enumerate(rows):
