@@ -293,7 +293,9 @@ def deploy(args: argparse.Namespace) -> int:
         steps.note(f"etdump: {shown(args.etdump)} (times in ticks: kiln-inspect {shown(args.etdump)} "
                    f"--program {shown(out / (prepared.name + '.pte'))} --time-unit ticks)")
     if result.exit_code != 0:
-        raise DeployError(f"the firmware exited with {result.exit_code} ({result.meaning}); "
+        meaning = ("a bundled test case failed" if args.bundleio and result.exit_code == EXIT_OUTPUTS_DIFFER
+                   else result.meaning)
+        raise DeployError(f"the firmware exited with {result.exit_code} ({meaning}); "
                           f"log: {shown(out / 'firmware.log')}", result.exit_code)
     if args.bundleio:
         steps.note(f"ok: the bundled test case passed on the device ({result.seconds:.1f} s in QEMU)")
