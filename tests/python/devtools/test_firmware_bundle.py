@@ -33,7 +33,7 @@ def test_firmware_passes_a_bundle_and_fails_a_wrong_expected_output(tmp_path: Pa
 
     def run(bpte: Path):
         elf = build_firmware(dataclasses.replace(prepared, pte=bpte), build_dir, sources, tmp_path / "build.log",
-                             selective=True, options=options)
+                             selective=True, cmake_args=options)
         return run_firmware(elf, timeout=300)
 
     passed = run(good)
