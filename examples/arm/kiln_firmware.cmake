@@ -9,6 +9,11 @@
 #                                     needs KILN_BUILD_ETHOS_U)
 #     [SELECTIVE [DTYPE_SELECTIVE]]   link only the kernels the program calls [compiled
 #                                     for only the dtypes its calls use]
+#     [ETDUMP <host path> [ETDUMP_BYTES n]]  record an ETDump of the run into n bytes of DDR
+#                                     (default 256 KiB) and write it to the host file
+#                                     (semihosting)
+#     [BUNDLE_RTOL x] [BUNDLE_ATOL y] tolerance of the test cases when PTE is a bundled
+#                                     program (.bpte; default 1e-5, 1e-8)
 #     [DEPENDS <target or file> ...])     what produces the files, if they are built
 #
 # Kernels: with SELECTIVE, a library <target>_kernels generated from the program
@@ -25,12 +30,15 @@
 # build with both sizes in the message (executor_runner/memory_pools.cpp).
 # Produces <target>.elf, <target>.elf.map and prints its size after linking.
 
+# 32-byte aligned: a bundled program's flatbuffer aligns the .pte inside it to 32 bytes
+# from its own start (a .pte alone needs 16).
 function(_kiln_firmware_incbin out_var label file)
-  set(${out_var} "${${out_var}}  .balign 16\n${label}:\n  .incbin \"${file}\"\n${label}_end:\n" PARENT_SCOPE)
+  set(${out_var} "${${out_var}}  .balign 32\n${label}:\n  .incbin \"${file}\"\n${label}_end:\n" PARENT_SCOPE)
 endfunction()
 
 function(kiln_add_firmware)
-  cmake_parse_arguments(FW "ETHOS_U;SELECTIVE;DTYPE_SELECTIVE" "NAME;PTE;MEMORY_HEADER"
+  cmake_parse_arguments(FW "ETHOS_U;SELECTIVE;DTYPE_SELECTIVE"
+                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL"
                         "INPUTS;EXPECTED_OUTPUTS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_PTE OR NOT FW_MEMORY_HEADER)
     message(FATAL_ERROR "kiln_add_firmware needs NAME, PTE and MEMORY_HEADER")
@@ -122,7 +130,21 @@ kiln_embedded_firmware_name:
   add_executable(${FW_NAME}
     "${_asm}"
     "${_runner_dir}/memory_pools.cpp"
+    "${_runner_dir}/firmware_options.cpp"
     "${FW_MEMORY_HEADER}")
+  if(FW_ETDUMP)
+    if(NOT FW_ETDUMP_BYTES)
+      set(FW_ETDUMP_BYTES 262144)
+    endif()
+    target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_ETDUMP_PATH=\"${FW_ETDUMP}\""
+                               "KILN_FIRMWARE_ETDUMP_BYTES=${FW_ETDUMP_BYTES}")
+  endif()
+  if(FW_BUNDLE_RTOL)
+    target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_BUNDLE_RTOL=${FW_BUNDLE_RTOL}")
+  endif()
+  if(FW_BUNDLE_ATOL)
+    target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_BUNDLE_ATOL=${FW_BUNDLE_ATOL}")
+  endif()
   set_target_properties(${FW_NAME} PROPERTIES SUFFIX ".elf")
   target_compile_definitions(${FW_NAME} PRIVATE "KILN_MEMORY_HEADER=\"${FW_MEMORY_HEADER}\"")
   set_source_files_properties("${_runner_dir}/memory_pools.cpp"

@@ -18,6 +18,7 @@ from kiln.serialize.pte_file import read_pte, write_pte
 from kiln.serialize.scalar_types import ELEMENT_SIZE_BY_CODE, NAME_BY_CODE
 
 if TYPE_CHECKING:
+    from kiln.devtools.debug_info import DebugInfo
     from kiln.export.delegate import CompileReport
 
 
@@ -186,6 +187,9 @@ class Program:
         self.compile_report: Optional["CompileReport"] = None
         # The report of each delegated method, by method name (compile_report is the first).
         self.compile_reports: dict[str, "CompileReport"] = {}
+        # Set by kiln.export: where each instruction came from in the model
+        # (kiln.devtools.DebugInfo); save() writes it beside the .pte.
+        self.debug_info: Optional["DebugInfo"] = None
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "Program":
@@ -204,11 +208,18 @@ class Program:
             self._data = write_pte(self._program, self._segments)
         return self._data
 
-    def save(self, path: Union[str, Path]) -> Path:
-        """Write the ``.pte`` file to ``path`` (parent folders are created); returns the path."""
+    def save(self, path: Union[str, Path], *, debug_info: bool = True) -> Path:
+        """Write the ``.pte`` file to ``path`` (parent folders are created); returns the path.
+
+        With ``debug_info`` (and a program from :func:`kiln.export`), also writes
+        ``<name>.debug.json`` beside it: the model's module path of every instruction and
+        NPU operation, for :class:`kiln.devtools.Inspector` and ``kiln-inspect``.
+        """
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(self.to_bytes())
+        if debug_info and self.debug_info is not None:
+            self.debug_info.save(self.debug_info.path_for(path))
         return path
 
     @property

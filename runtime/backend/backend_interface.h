@@ -15,6 +15,8 @@
 
 namespace kiln {
 
+class EventTracer;
+
 /// One compile spec: a key and opaque bytes.
 struct CompileSpec {
   const char* key;
@@ -34,6 +36,9 @@ struct BackendInitContext {
 struct BackendExecuteContext {
   /// Scratch memory, reset after the call.
   MemoryAllocator* temp_allocator;
+  /// The method's event tracer (event_tracer.h), or nullptr: a backend that can tell
+  /// its own operations apart logs them here (log_delegate_event, log_tensor_data).
+  EventTracer* event_tracer = nullptr;
 };
 
 class BackendInterface {

@@ -43,6 +43,10 @@ const char* error_name(Error error) {
     case Error::DelegatePayloadBadIo: return "DelegatePayloadBadIo";
     case Error::DelegatePayloadIoMismatch: return "DelegatePayloadIoMismatch";
     case Error::DelegatePayloadExternalBlock: return "DelegatePayloadExternalBlock";
+    case Error::BundledProgramTruncated: return "BundledProgramTruncated";
+    case Error::BundledProgramBadIdentifier: return "BundledProgramBadIdentifier";
+    case Error::BundledProgramInvalid: return "BundledProgramInvalid";
+    case Error::BundledProgramOutputMismatch: return "BundledProgramOutputMismatch";
     case Error::NpuUnknownCommand: return "NpuUnknownCommand";
     case Error::NpuRegionOutOfBounds: return "NpuRegionOutOfBounds";
     case Error::NpuInvalidRegister: return "NpuInvalidRegister";

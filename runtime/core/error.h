@@ -115,6 +115,17 @@ enum class Error : uint32_t {
   DelegatePayloadIoMismatch = 0x76,
   /// A block refers to data stored outside the payload (not supported).
   DelegatePayloadExternalBlock = 0x77,
+
+  // 0x80-0x8f: developer tools (bundled programs)
+  /// The bundled program file ends before the data its tables describe.
+  BundledProgramTruncated = 0x80,
+  /// The file does not carry the "BP08" identifier of a bundled program.
+  BundledProgramBadIdentifier = 0x81,
+  /// The bundled program fails verification, or its test cases do not fit the method
+  /// (unknown method, wrong number or kind of values, a test case index out of range).
+  BundledProgramInvalid = 0x82,
+  /// A bundled test case's outputs differ from its expected outputs beyond the tolerance.
+  BundledProgramOutputMismatch = 0x83,
 };
 
 /// The enum value's name without the class prefix, e.g. "OperatorMissing".

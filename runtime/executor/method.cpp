@@ -96,6 +96,7 @@ Method::Method(Method&& other) noexcept
       num_inputs_(other.num_inputs_),
       num_outputs_(other.num_outputs_),
       observer_(other.observer_),
+      event_tracer_(other.event_tracer_),
       initialized_(other.initialized_) {
   // The moved-from Method owns nothing: it must not destroy the delegates.
   other.delegates_ = nullptr;
@@ -294,6 +295,7 @@ Error Method::execute_instruction(size_t pc, size_t* next_pc) {
     case PreparedInstruction::Kind::Kernel: {
       KernelContext context(memory_.temp_allocator);
       instruction.function(context, instruction.args);
+      if (event_tracer_ != nullptr) trace_instruction_end(pc, temp_bytes_used());
       if (memory_.temp_allocator != nullptr) memory_.temp_allocator->reset();
       if (context.failure_state() != Error::Ok) {
         KILN_LOG(Error, "instruction %zu (%s) failed: %s", pc, instruction.name,
@@ -304,8 +306,9 @@ Error Method::execute_instruction(size_t pc, size_t* next_pc) {
     }
     case PreparedInstruction::Kind::Delegate: {
       const internal::DelegateInstance& delegate = delegates_[instruction.a];
-      BackendExecuteContext context{memory_.temp_allocator};
+      BackendExecuteContext context{memory_.temp_allocator, event_tracer_};
       const Error error = delegate.backend->execute(context, delegate.handle, instruction.args);
+      if (event_tracer_ != nullptr) trace_instruction_end(pc, temp_bytes_used());
       if (memory_.temp_allocator != nullptr) memory_.temp_allocator->reset();
       if (error != Error::Ok) {
         KILN_LOG(Error, "instruction %zu (delegate %s) failed: %s", pc, instruction.name,
@@ -315,6 +318,7 @@ Error Method::execute_instruction(size_t pc, size_t* next_pc) {
     }
     case PreparedInstruction::Kind::Move:
       values_[instruction.b] = values_[instruction.a];
+      if (event_tracer_ != nullptr) trace_instruction_end(pc, 0);
       return Error::Ok;
     case PreparedInstruction::Kind::JumpFalse: {
       const EValue& condition = values_[instruction.a];
@@ -324,10 +328,12 @@ Error Method::execute_instruction(size_t pc, size_t* next_pc) {
         return Error::InvalidProgram;
       }
       if (!condition.to_bool()) *next_pc = instruction.b;
+      if (event_tracer_ != nullptr) trace_instruction_end(pc, 0);
       return Error::Ok;
     }
     case PreparedInstruction::Kind::Free:
       // Memory is planned ahead of time; there is nothing to free.
+      if (event_tracer_ != nullptr) trace_instruction_end(pc, 0);
       return Error::Ok;
   }
   return Error::Internal;
@@ -339,6 +345,14 @@ Error Method::execute() {
     return Error::InvalidState;
   }
   KILN_TRY(check_ready_to_execute());
+  EventTracer* const tracer = event_tracer_;
+  if (tracer != nullptr) tracer->begin_run(method_meta().name());
+  const Error error = run_instructions();
+  if (tracer != nullptr) tracer->end_run(error == Error::Ok);
+  return error;
+}
+
+Error Method::run_instructions() {
   size_t max_steps = 0;
   if (__builtin_mul_overflow(num_instructions_, kMaxStepsPerInstruction, &max_steps)) {
     max_steps = SIZE_MAX;
@@ -352,6 +366,7 @@ Error Method::execute() {
       return Error::InvalidProgram;
     }
     size_t next_pc = pc + 1;
+    if (event_tracer_ != nullptr) event_tracer_->begin_instruction(0, static_cast<uint32_t>(pc), instructions_[pc].name);
     const uint64_t start = observer_ != nullptr ? kiln_pal_current_ticks() : 0;
     const Error error = execute_instruction(pc, &next_pc);
     if (observer_ != nullptr) {

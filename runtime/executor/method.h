@@ -14,6 +14,7 @@
 #include "runtime/core/evalue.h"
 #include "runtime/core/result.h"
 #include "runtime/core/span.h"
+#include "runtime/executor/event_tracer.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method_meta.h"
 
@@ -99,6 +100,12 @@ class Method final {
   /// Receives per-instruction timing from now on; nullptr stops it.
   void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
 
+  /// Receives the events of every execute from now on (event_tracer.h: instructions,
+  /// kernel scratch, delegate operations, intermediate values); nullptr stops it. The
+  /// tracer must outlive its use.
+  void set_event_tracer(EventTracer* tracer) { event_tracer_ = tracer; }
+  EventTracer* event_tracer() const { return event_tracer_; }
+
  private:
   friend class Program;
 
@@ -112,7 +119,13 @@ class Method final {
   void mark_read_inputs();
   Error set_scalar_input(const EValue& value, size_t i);
   Error check_ready_to_execute() const;
+  /// The instruction loop of execute().
+  Error run_instructions();
+  /// Bytes the temp allocator handed out since its last reset (0 without one).
+  size_t temp_bytes_used() const;
   Error execute_instruction(size_t pc, size_t* next_pc);
+  /// Tells the event tracer about the instruction that just ran (method_tracing.cpp).
+  void trace_instruction_end(size_t pc, size_t scratch_bytes);
   /// Index in the value table of method input / output `i` (checked at init).
   size_t input_value_index(size_t i) const;
   size_t output_value_index(size_t i) const;
@@ -134,6 +147,7 @@ class Method final {
   size_t num_inputs_ = 0;
   size_t num_outputs_ = 0;
   InstructionObserver* observer_ = nullptr;
+  EventTracer* event_tracer_ = nullptr;
   bool initialized_ = false;
 };
 

@@ -48,6 +48,10 @@ kiln_cache_option(KILN_FIRMWARE_PTE FILEPATH "A .pte to build into the 'kiln_fir
 kiln_cache_option(KILN_FIRMWARE_MEMORY_HEADER FILEPATH "Its memory header (<name>_memory.h from kiln.memory.manifest)" "")
 kiln_string_option(KILN_FIRMWARE_INPUTS "Its inputs (.npy files, in input order)" "")
 kiln_string_option(KILN_FIRMWARE_EXPECTED_OUTPUTS "Outputs to check against, bit for bit (.npy), optional" "")
+kiln_string_option(KILN_FIRMWARE_ETDUMP "Host path where 'kiln_firmware' writes the ETDump of its run (semihosting); empty: none" "")
+kiln_string_option(KILN_FIRMWARE_ETDUMP_BYTES "Memory (DDR) the firmware's ETDump records into" "262144")
+kiln_string_option(KILN_FIRMWARE_BUNDLE_RTOL "Relative tolerance of a bundled program's test cases (empty: 1e-5)" "")
+kiln_string_option(KILN_FIRMWARE_BUNDLE_ATOL "Absolute tolerance of a bundled program's test cases (empty: 1e-8)" "")
 kiln_option(KILN_FIRMWARE_SELECTIVE "Link 'kiln_firmware' with only its program's kernels (selective build)" OFF)
 kiln_option(KILN_FIRMWARE_DTYPE_SELECTIVE "With KILN_FIRMWARE_SELECTIVE: compile them for only the program's dtypes" OFF)
 

@@ -1,5 +1,6 @@
 // kiln-run (the kiln_executor_runner binary the Python package installs): runs one
-// method of a .pte program on the host.
+// method of a .pte program on the host, or the test cases of a bundled program
+// (bundled_run.h), optionally recording an ETDump (etdump_output.h).
 //
 //   kiln-run PROGRAM.pte [--input x.npy|NUMBER ...] [--output-dir DIR]
 //            [--iterations N] [--method NAME] [--temp-bytes N] [--profile]
@@ -39,8 +40,11 @@
 #include "runtime/host/npy_file.h"
 #include "runtime/platform/log.h"
 #include "runtime/platform/platform.h"
+#include "tools/kiln_run/bundled_run.h"
+#include "tools/kiln_run/etdump_output.h"
 #include "tools/kiln_run/operator_profile.h"
 #include "tools/kiln_run/printable.h"
+#include "tools/kiln_run/runner_common.h"
 #include "tools/kiln_run/runner_options.h"
 #ifdef KILN_RUN_ETHOS_U
 #include "backends/arm/runtime/ethos_u_backend.h"
@@ -49,35 +53,6 @@
 
 namespace kiln::host {
 namespace {
-
-// ---- log capture: the runtime's messages, so that a failure can quote the reason ----
-
-struct LogCapture {
-  bool verbose = false;
-  std::vector<std::string> errors;  // Error/Fatal messages since the last clear
-};
-
-void capture_log(LogLevel level, const char* message, size_t length, void* user) {
-  auto* capture = static_cast<LogCapture*>(user);
-  if (level >= LogLevel::Error) {
-    // Messages quote names from the program: kept escaped.
-    capture->errors.push_back(printable(message, length));
-  } else if (capture->verbose) {
-    std::fprintf(stderr, "kiln: %s\n", printable(message, length).c_str());
-  }
-}
-
-// Prints the earlier error messages as context and the last one on the error line.
-int report_failure(const LogCapture& capture, Error error, const std::string& while_doing) {
-  for (size_t i = 0; i + 1 < capture.errors.size(); ++i) {
-    std::fprintf(stderr, "kiln: %s\n", capture.errors[i].c_str());
-  }
-  const char* reason = capture.errors.empty() ? "(no log message)" : capture.errors.back().c_str();
-  std::fprintf(stderr, "error: %s (0x%02" PRIx32 "): %s\n", error_name(error),
-               static_cast<uint32_t>(error), reason);
-  if (!while_doing.empty()) std::fprintf(stderr, "  while %s\n", printable(while_doing).c_str());
-  return kExitRuntimeError;
-}
 
 // ---- small helpers ----
 
@@ -98,23 +73,6 @@ std::string shape_string(Span<const T> sizes) {
     text += std::to_string(sizes[i]);
   }
   return text + "]";
-}
-
-// Chooses --method, else "forward", else the program's first method.
-Result<std::string> choose_method(const Program& program, const std::string& requested) {
-  if (!requested.empty()) return requested;
-  std::string first;
-  for (size_t i = 0; i < program.num_methods(); ++i) {
-    Result<const char*> name = program.get_method_name(i);
-    if (!name.ok()) return name.error();
-    if (i == 0) first = *name;
-    if (std::strcmp(*name, "forward") == 0) return std::string("forward");
-  }
-  if (first.empty()) {
-    KILN_LOG(Error, "the program has no methods");
-    return Error::InvalidProgram;
-  }
-  return first;
 }
 
 // "1 method" / "3 methods: forward, reset, step", names escaped.
@@ -393,6 +351,7 @@ void print_npu_counters(const Method& method) {
 // ---- the run ----
 
 int run(const Options& options, LogCapture& capture) {
+  if (is_bundled_program_file(options.program_path)) return run_bundled_program(options, capture);
   std::string while_doing = "loading " + options.program_path;
   auto fail = [&](Error error) { return report_failure(capture, error, while_doing); };
 
@@ -430,6 +389,9 @@ int run(const Options& options, LogCapture& capture) {
 
   OperatorProfile profile;
   if (options.profile) method->set_instruction_observer(&profile);
+  Result<std::unique_ptr<EtdumpOutput>> etdump = EtdumpOutput::create(options);
+  if (!etdump.ok()) return fail(etdump.error());
+  if (*etdump) method->set_event_tracer(&(*etdump)->writer());
   std::vector<double> execute_ms;
   execute_ms.reserve(options.iterations);
   for (uint64_t i = 0; i < options.iterations; ++i) {
@@ -444,6 +406,7 @@ int run(const Options& options, LogCapture& capture) {
     if (error != Error::Ok) return fail(error);
   }
   method->set_instruction_observer(nullptr);
+  method->set_event_tracer(nullptr);
 
   std::printf("outputs:\n");
   error = write_outputs(*method, options, &while_doing);
@@ -473,6 +436,10 @@ int run(const Options& options, LogCapture& capture) {
   print_npu_counters(*method);
 #endif
   if (options.profile) profile.print(options.iterations);
+  if (*etdump) {
+    error = (*etdump)->save(&while_doing);
+    if (error != Error::Ok) return fail(error);
+  }
   return 0;
 }
 

@@ -2,6 +2,8 @@
 #include "tools/kiln_run/runner_options.h"
 
 #include <cinttypes>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 
 #include "tools/kiln_run/printable.h"
@@ -10,12 +12,15 @@ namespace kiln::host {
 
 void print_usage(FILE* out) {
   std::fprintf(out,
-               "usage: kiln-run PROGRAM.pte [--input x.npy|NUMBER ...] [--output-dir DIR]\n"
+               "usage: kiln-run PROGRAM.pte|BUNDLE.bpte [--input x.npy|NUMBER ...] [--output-dir DIR]\n"
                "                [--iterations N] [--method NAME] [--temp-bytes N]\n"
-               "                [--profile] [--verbose]\n"
+               "                [--profile] [--verbose] [--etdump FILE [--etdump-bytes N]]\n"
+               "                [--debug-buffer FILE [--debug-buffer-bytes N]] [--rtol X] [--atol X]\n"
                "\n"
                "Runs one method of a Kiln/ExecuTorch .pte program with the portable kernels\n"
-               "(Ethos-U delegates on Kiln's virtual NPU).\n"
+               "(Ethos-U delegates on Kiln's virtual NPU). Given a bundled program (.bpte), runs\n"
+               "every test case of the method and prints PASS/FAIL with the error per output\n"
+               "(exit status 1 when a case fails).\n"
                "  --input VALUE     per method input, in order (repeat the flag): a .npy file for\n"
                "                    a tensor, the number for an int/float/bool input (3, 0.5,\n"
                "                    true); without it tensors get deterministic values and\n"
@@ -26,6 +31,15 @@ void print_usage(FILE* out) {
                "  --temp-bytes N    kernel scratch allocator size, up to 2^40 (default 1 MiB)\n"
                "  --profile         per-operator time table\n"
                "  --verbose         show the runtime's info messages\n"
+               "  --etdump FILE     record an ETDump (profiling: every instruction, NPU operation\n"
+               "                    and kernel scratch use; times in ns) into FILE\n"
+               "  --etdump-bytes N  memory for the ETDump (default 8 MiB; when full, recording\n"
+               "                    stops and the dropped events are counted)\n"
+               "  --debug-buffer FILE  also record every intermediate value (kernel outputs, NPU\n"
+               "                    operation outputs) into FILE, which the ETDump points into\n"
+               "  --debug-buffer-bytes N  memory for the intermediate values (default 64 MiB)\n"
+               "  --rtol X, --atol X  tolerance of bundled test cases (default 1e-5, 1e-8):\n"
+               "                    |actual - expected| <= atol + rtol * |expected|\n"
                "exit status: 0 ok, 1 runtime/file error, 2 bad command line\n",
                kMaxIterations);
 }
@@ -41,6 +55,15 @@ bool parse_bounded_unsigned(const char* text, uint64_t minimum, uint64_t maximum
     }
   }
   if (value < minimum || value > maximum) return false;
+  *out = value;
+  return true;
+}
+
+bool parse_tolerance(const char* text, double* out) {
+  if (*text == '\0' || std::strchr(text, ' ') != nullptr) return false;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (end == nullptr || *end != '\0' || !std::isfinite(value) || value < 0.0) return false;
   *out = value;
   return true;
 }
@@ -79,6 +102,21 @@ bool parse_options(int argc, char** argv, Options* options, bool* help) {
     } else if (arg == "--temp-bytes") {
       if (!need_value() || !parse_count(0, kMaxTempBytes, &count)) return false;
       options->temp_bytes = static_cast<size_t>(count);
+    } else if (arg == "--etdump") {
+      if (!need_value()) return false;
+      options->etdump_path = argv[++i];
+    } else if (arg == "--debug-buffer") {
+      if (!need_value()) return false;
+      options->debug_buffer_path = argv[++i];
+    } else if (arg == "--etdump-bytes" || arg == "--debug-buffer-bytes") {
+      if (!need_value() || !parse_count(4096, kMaxTempBytes, &count)) return false;
+      (arg == "--etdump-bytes" ? options->etdump_bytes : options->debug_buffer_bytes) = static_cast<size_t>(count);
+    } else if (arg == "--rtol" || arg == "--atol") {
+      if (!need_value()) return false;
+      const char* text = argv[++i];
+      if (!parse_tolerance(text, arg == "--rtol" ? &options->bundle_rtol : &options->bundle_atol)) {
+        return fail(arg + " needs a finite number >= 0, got '" + printable(text, std::strlen(text)) + "'");
+      }
     } else if (arg == "--profile") {
       options->profile = true;
     } else if (arg == "--verbose") {
@@ -92,6 +130,9 @@ bool parse_options(int argc, char** argv, Options* options, bool* help) {
     }
   }
   if (!*help && options->program_path.empty()) return fail("no program given");
+  if (!options->debug_buffer_path.empty() && options->etdump_path.empty()) {
+    return fail("--debug-buffer needs --etdump (the ETDump says where each value is)");
+  }
   return true;
 }
 

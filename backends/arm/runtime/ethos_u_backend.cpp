@@ -4,6 +4,7 @@
 #include <new>
 
 #include "backends/arm/runtime/io_layout.h"
+#include "backends/arm/runtime/npu_operation_tracer.h"
 #include "backends/arm/runtime/payload_parser.h"
 #include "runtime/platform/log.h"
 
@@ -231,6 +232,10 @@ Error EthosUBackend::execute(BackendExecuteContext& context, DelegateHandle* han
                                payload.command_data.size() / 4};
   invocation.regions = {state.regions, kBoundRegions};
   invocation.target = state.target[0] != '\0' ? state.target : nullptr;
+  // With an event tracer, each NPU operation becomes a delegate event (and its output a
+  // logged value when the tracer keeps them).
+  NpuOperationTracer operation_tracer(context.event_tracer);
+  if (context.event_tracer != nullptr) invocation.listener = &operation_tracer;
   state.counters = NpuCounters();
   state.has_executed = true;
   const Error error = driver_->invoke(invocation, &state.counters);
@@ -245,7 +250,6 @@ Error EthosUBackend::execute(BackendExecuteContext& context, DelegateHandle* han
                     choose_boundary_copy(tensor, io, state.npu_is_nhwc, "output", i));
     copy_from_npu(state.regions[io.region].data + io.offset, copy, tensor);
   }
-  (void)context;
   return Error::Ok;
 }
 

@@ -32,6 +32,32 @@ struct NpuRegion {
   bool read_only = false;
 };
 
+/// One operation the NPU completed, as far as the driver can tell (for tracing).
+struct NpuOperation {
+  /// Index within the invocation (DMAs count too).
+  uint32_t index = 0;
+  /// "conv", "depthwise", "pool", "elementwise", "resize" or "dma".
+  const char* kind = "op";
+  uint64_t macs = 0;
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+  /// The output feature map, when the driver can read it back (the virtual NPU):
+  /// height x width x depth elements of ofm_element_size bytes; all zero otherwise.
+  uint32_t ofm_height = 0, ofm_width = 0, ofm_depth = 0, ofm_element_size = 0;
+  bool ofm_signed = false;
+  /// Copies that feature map into `out` as dense NHWC (null when unavailable). Valid only
+  /// during NpuOperationListener::on_npu_operation.
+  Error (*copy_ofm)(const void* source, Span<uint8_t> out) = nullptr;
+  const void* ofm_source = nullptr;
+};
+
+/// Told about each operation as the NPU completes it.
+class NpuOperationListener {
+ public:
+  virtual ~NpuOperationListener() = default;
+  virtual void on_npu_operation(const NpuOperation& operation) = 0;
+};
+
 /// One inference's work for the NPU.
 struct NpuInvocation {
   /// Vela's driver payload ("COP1" header, then register commands), 32-bit words.
@@ -42,6 +68,9 @@ struct NpuInvocation {
   /// the program does not say. A hardware driver checks it against its NPU; the virtual
   /// NPU configures itself with it.
   const char* target = nullptr;
+  /// Told about every operation as it completes (optional; a driver that cannot see
+  /// single operations — hardware without a PMU interrupt per operation — ignores it).
+  NpuOperationListener* listener = nullptr;
 };
 
 /// What one invocation did, in the terms of the Ethos-U's PMU. A driver leaves at zero

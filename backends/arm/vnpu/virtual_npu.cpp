@@ -7,6 +7,7 @@
 
 #include "backends/arm/vnpu/arch.h"
 #include "backends/arm/vnpu/commands.h"
+#include "backends/arm/vnpu/operation_observer.h"
 #include "backends/arm/vnpu/ops/op_context.h"
 #include "backends/arm/vnpu/register_file.h"
 #include "backends/arm/vnpu/scratch_arena.h"
@@ -27,6 +28,7 @@ struct RunState {
   uint32_t internal_bytes = 0;
   uint64_t work_left = 0;
   NpuState npu;
+  OperationObserver* observer = nullptr;
 };
 
 struct RunContext {
@@ -94,6 +96,7 @@ Error run_operation(RunContext& rc, uint32_t index, uint32_t code, uint16_t para
     }
   }
   if (st.num_records < st.records.size()) st.records[st.num_records] = ctx.record;
+  if (st.observer != nullptr) notify_operation_observer(*st.observer, st.num_records, ctx.record, op, rc.regions);
   ++st.num_records;
   return Error::Ok;
 }
@@ -302,6 +305,7 @@ Error VirtualNpu::run(Span<const uint32_t> stream, Span<const Region> regions, C
   const ArchLayer& arch = arch_layer(config_.arch);
   const uint32_t default_bytes = arch.default_internal_bytes(config_);
   st.internal_bytes = default_bytes <= internal.size() ? default_bytes : static_cast<uint32_t>(internal.size());
+  st.observer = observer_;
   st.work_left = config_.max_macs;
   RunContext rc{arch, config_, regions, internal, scratch, st};
   Error err;

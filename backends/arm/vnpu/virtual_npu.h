@@ -139,6 +139,8 @@ constexpr size_t kInternalMemoryBytes = 96 * 1024;
 // block would bound this by the block instead (needed before this runs on a Cortex-M).
 constexpr size_t kRecommendedWorkMemoryBytes = kInternalMemoryBytes + 12 * 1024 * 1024;
 
+class OperationObserver;
+
 class VirtualNpu final {
  public:
   /// `work_memory` must outlive the object; it holds the internal memory and decode scratch.
@@ -159,9 +161,14 @@ class VirtualNpu final {
 
   const Config& config() const { return config_; }
 
+  /// Shows `observer` every operation of the next runs as it completes, with its output
+  /// (operation_observer.h); nullptr stops it.
+  void set_operation_observer(OperationObserver* observer) { observer_ = observer; }
+
  private:
   Config config_;
   Span<uint8_t> work_memory_;
+  OperationObserver* observer_ = nullptr;
 };
 
 /// "ethos-u55-128" style name of an NPU configuration → Config (arch, macs, cores); false if

@@ -2,7 +2,9 @@
 // a log on the UART — program size, methods, planned buffers, allocator use,
 // per-operator and per-delegate timing, outputs — then exits through semihosting with
 // a status QEMU passes on (board.h: 0 ok, 1 runtime error, 2 outputs differ from the
-// host runtime's, 3 fault, 4 abort).
+// host runtime's, 3 fault, 4 abort). An embedded bundled program (.bpte) runs its test
+// cases instead (bundled_io.h); with an ETDump path set at build time the run is
+// recorded and written to the host through semihosting.
 //
 // Memory comes from pools the build sized from the program's manifest (memory_pools.h);
 // kernels and backends are registered explicitly below (backend_registration.h).
@@ -10,7 +12,9 @@
 #include <cstdio>
 #include <new>
 
+#include "examples/arm/executor_runner/bundled_io.h"
 #include "examples/arm/executor_runner/embedded_files.h"
+#include "examples/arm/executor_runner/firmware_options.h"
 #include "examples/arm/executor_runner/memory_pools.h"
 #include "runtime/npy/npy_view.h"
 #include "examples/arm/executor_runner/operator_timing.h"
@@ -23,6 +27,8 @@
 #include "runtime/core/hierarchical_allocator.h"
 #include "runtime/core/memory_allocator.h"
 #include "runtime/core/tensor.h"
+#include "runtime/bundled_program/bundled_program.h"
+#include "runtime/etdump/etdump_writer.h"
 #include "runtime/executor/buffer_data_loader.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method.h"
@@ -109,6 +115,22 @@ Error set_inputs(Method& method, const MethodMeta& meta, Inputs& inputs) {
   return Error::Ok;
 }
 
+/// Writes the recorded ETDump to the host file named at build time.
+void save_etdump(EtdumpWriter& writer) {
+  const char* path = firmware_options().etdump_path;
+  Result<Span<const uint8_t>> dump = writer.write();
+  if (!dump.ok()) {
+    board_printf("E [runner] writing the ETDump failed: %s\n", error_name(dump.error()));
+    return;
+  }
+  const int written = board_write_host_file(path, dump->data(), dump->size());
+  board_printf("I [runner] etdump: %zu events, %zu dropped%s, %zu bytes of %zu, times in ticks (%lu Hz) -> %s%s\n",
+               writer.recorded_events(), writer.dropped_events(),
+               writer.dropped_events() > 0 ? " (the buffer was full)" : "", dump->size(),
+               firmware_options().etdump_buffer.size(), static_cast<unsigned long>(board_tick_hz()), path,
+               written == 0 ? "" : " (FAILED: the host refused the file)");
+}
+
 int run() {
   const FirmwarePools& pools = firmware_pools();
   board_printf("I [runner] Kiln executor runner, firmware '%s'\n", kiln_embedded_firmware_name);
@@ -116,15 +138,24 @@ int run() {
   RUNNER_TRY(register_cortex_m_kernels(), "registering the Cortex-M kernels");
   RUNNER_TRY(register_firmware_backends(), "registering the backends");
 
-  const KilnEmbeddedFile& pte = kiln_embedded_program;
-  board_printf("I [runner] program: %lu bytes at 0x%08lx\n", static_cast<unsigned long>(pte.size),
-               static_cast<unsigned long>(reinterpret_cast<uintptr_t>(pte.data)));
-  if (pte.size != pools.program_bytes) {
-    KILN_LOG(Error, "the embedded program has %lu bytes; the memory manifest was written "
-             "for one of %zu bytes", static_cast<unsigned long>(pte.size), pools.program_bytes);
+  const KilnEmbeddedFile& embedded = kiln_embedded_program;
+  Span<const uint8_t> pte(embedded.data, embedded.size);
+  // A bundled program carries the .pte and its test cases.
+  const bool bundled = BundledProgram::has_identifier(pte);
+  Result<BundledProgram> bundle = bundled ? BundledProgram::load(pte) : Result<BundledProgram>(Error::NotFound);
+  if (bundled) {
+    if (!bundle.ok()) return fail(bundle.error(), "loading the bundled program");
+    pte = bundle->program();
+  }
+  board_printf("I [runner] program: %zu bytes at 0x%08lx%s\n", pte.size(),
+               static_cast<unsigned long>(reinterpret_cast<uintptr_t>(pte.data())),
+               bundled ? " (in a bundled program)" : "");
+  if (pte.size() != pools.program_bytes) {
+    KILN_LOG(Error, "the embedded program has %zu bytes; the memory manifest was written "
+             "for one of %zu bytes", pte.size(), pools.program_bytes);
     return fail(Error::InvalidProgram, "checking the program against its manifest");
   }
-  BufferDataLoader loader(pte.data, pte.size);
+  BufferDataLoader loader(pte.data(), pte.size());
   board_set_activity("Program::load");
   uint64_t start = board_ticks();
   Result<Program> program = Program::load(&loader, Program::Verification::Full);
@@ -191,6 +222,21 @@ int run() {
   board_printf("I [runner] method initialized in %llu ticks\n",
                static_cast<unsigned long long>(board_ticks() - start));
 
+  // The ETDump records every execute from here on (ticks of the board's counter).
+  static EtdumpWriter* etdump = nullptr;
+  if (firmware_options().etdump_path[0] != '\0') {
+    alignas(EtdumpWriter) static uint8_t etdump_storage[sizeof(EtdumpWriter)];
+    etdump = new (etdump_storage) EtdumpWriter(firmware_options().etdump_buffer, EtdumpWriter::TimeUnit::Ticks);
+    method->set_event_tracer(etdump);
+  }
+  if (bundled) {
+    board_set_activity("bundled test cases");
+    const int status = run_bundled_test_cases(*method, *bundle, pools.method_name);
+    board_set_activity(nullptr);
+    if (etdump != nullptr) save_etdump(*etdump);
+    return status;
+  }
+
   static Inputs inputs;
   board_set_activity("setting inputs");
   RUNNER_TRY(set_inputs(*method, *meta, inputs), "setting the inputs");
@@ -204,6 +250,7 @@ int run() {
   const uint64_t execute_ticks = board_ticks() - start;
   timing.stop();
   method->set_instruction_observer(nullptr);
+  if (etdump != nullptr) save_etdump(*etdump);
   if (executed != Error::Ok) return fail(executed, "executing the method");
   board_printf("I [runner] inference: %llu ticks, ~%llu instructions (-icount shift=0)\n",
                static_cast<unsigned long long>(execute_ticks),

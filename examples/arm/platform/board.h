@@ -40,6 +40,11 @@ uint64_t board_ticks(void);
 /// Ticks per second of board_ticks().
 uint32_t board_tick_hz(void);
 
+/// Writes `size` bytes to the file `path` on the host (semihosting SYS_OPEN "wb",
+/// SYS_WRITE, SYS_CLOSE; QEMU resolves a relative path against its working directory).
+/// Returns 0 on success, -1 when the host refuses (no semihosting, no such folder).
+int board_write_host_file(const char* path, const void* data, size_t size);
+
 /// Ends the program: QEMU exits with `status` (semihosting SYS_EXIT_EXTENDED).
 __attribute__((noreturn)) void board_exit(int status);
 

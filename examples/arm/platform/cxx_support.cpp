@@ -19,6 +19,10 @@ namespace {
 }  // namespace
 
 void operator delete(void*) noexcept { stop("operator delete called (Kiln firmware never uses new)"); }
+// The FlatBuffers builder of the ETDump writer names these for its default allocator,
+// which the writer never uses: it always gives the builder its own fixed buffer.
+void* operator new[](std::size_t) { stop("operator new[] called (Kiln firmware never uses new)"); }
+void operator delete[](void*) noexcept { stop("operator delete[] called (Kiln firmware never uses new)"); }
 void operator delete(void*, std::size_t) noexcept {
   stop("operator delete called (Kiln firmware never uses new)");
 }

@@ -75,12 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
                              "program's inputs/outputs, so the CPU does not transpose them")
     parser.add_argument("--intermediates", type=Path, metavar="DIR",
                         help="write the example inputs (input_<i>.npy), eager PyTorch's outputs "
-                             "(reference_output_<i>.npy), the summary (summary.txt) and with --delegate the "
+                             "(reference_output_<i>.npy; with --quantize also the quantized model's, "
+                             "quantized_reference_output_<i>.npy), the summary (summary.txt) and with --delegate the "
                              "partition report, each subgraph's TOSA flatbuffer and Vela output here")
     parser.add_argument("--evaluate", action="store_true",
                         help="fp32: run the program on Kiln's runtime vs eager PyTorch; --quantize: vs the "
                              "quantized PyTorch model; --delegate: each delegate on the TOSA reference "
                              "model vs quantized PyTorch (LSBs), and top-1 agreement with fp32")
+    parser.add_argument("--per-layer", "--per_layer", dest="per_layer", action="store_true",
+                        help="with --evaluate and --quantize: compare every layer across fp32 PyTorch, the "
+                             "quantized model, the TOSA reference model and the virtual NPU (SNR, max LSB), and "
+                             "write per_layer.txt and PNGs (per-layer error, memory plan, NPU cycles) to "
+                             "--intermediates (default: <output>_per_layer/)")
     parser.add_argument("--unplanned_io", action="store_true",
                         help="leave inputs and outputs out of the planned memory (the caller provides them)")
     parser.add_argument("--debug", action="store_true", help="verbose logging and full tracebacks")
@@ -186,6 +192,9 @@ def _check_arguments(args: argparse.Namespace) -> Any:
         raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
     if args.nhwc_io and not args.delegate:
         raise KilnError("--nhwc_io only applies with --delegate")
+    if args.per_layer and not (args.evaluate and args.quantize):
+        raise KilnError("--per-layer needs --evaluate and --quantize: it compares the int8 program's layers "
+                        "with the fp32 model")
     npu_flags = [f"--{name} {getattr(args, name)}" for name in ("target", "system_config", "memory_mode")
                  if getattr(args, name) is not None]
     if not (args.quantize or args.delegate or npu_flags):
@@ -227,7 +236,7 @@ def resolve_output(requested: str | None, default: Path) -> Path:
     return path
 
 
-def _write_intermediates(folder: Path, inputs, reference, program) -> None:
+def _write_intermediates(folder: Path, inputs, reference, program, quantized=None) -> None:
     import numpy as np
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -235,6 +244,13 @@ def _write_intermediates(folder: Path, inputs, reference, program) -> None:
         np.save(folder / f"input_{i}.npy", x.detach().numpy())
     for i, y in enumerate(reference):
         np.save(folder / f"reference_output_{i}.npy", y.detach().numpy())
+    if quantized is not None:
+        import torch
+
+        # What the int8 program should reproduce (kiln-deploy --bundleio's expected outputs).
+        with torch.no_grad():
+            for i, y in enumerate(_outputs_as_list(quantized.module()(*inputs))):
+                np.save(folder / f"quantized_reference_output_{i}.npy", y.detach().numpy())
     (folder / "summary.txt").write_text(program.summary() + "\n")
     report = program.compile_report
     if report is None:
@@ -285,7 +301,7 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     import kiln
     import kiln.models
 
-    steps = 3 + int(args.quantize) + int(args.evaluate)
+    steps = 3 + int(args.quantize) + int(args.evaluate) + int(args.per_layer)
     progress = _Progress(steps)
     with progress.step(f"building model {args.model_name}"):
         model, inputs = kiln.models.load(args.model_name)
@@ -307,7 +323,7 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         output.parent.mkdir(parents=True, exist_ok=True)
         program.save(output)
         if args.intermediates:
-            _write_intermediates(args.intermediates, inputs, reference, program)
+            _write_intermediates(args.intermediates, inputs, reference, program, quantized)
     results, evaluation = None, None
     if args.evaluate:
         if program.compile_report is not None:
@@ -324,6 +340,14 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
                                + ("quantized PyTorch" if quantized is not None else "eager PyTorch")):
                 results = evaluate(output.read_bytes(), inputs, expected)
 
+    per_layer = None
+    if args.per_layer:
+        from kiln.devtools.per_layer import write_per_layer_report
+
+        folder = args.intermediates or output.with_name(f"{output.stem}_per_layer")
+        with progress.step("comparing every layer: fp32, int8 PyTorch, TOSA reference, virtual NPU"):
+            per_layer = write_per_layer_report(model, inputs, quantized, program, folder)
+
     print()
     print(program.summary())
     if program.compile_report is not None:
@@ -333,6 +357,10 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     status = 0
     if evaluation is not None:
         print("\n".join(evaluation.lines()))
+    if per_layer is not None:
+        table, files = per_layer
+        print(table)
+        print("per-layer files: " + ", ".join(str(f) for f in files))
     if results is not None:
         worst = max(err for err, _ in results)
         for i, (err, top1) in enumerate(results):

@@ -5,6 +5,7 @@
     kiln-deploy --model_name mv2 --quantize --delegate --target ethos-u85-128
     kiln-deploy --model_name=mv2 --target=ethos-u55-128 --output=out \\
         --aot_arm_compiler_flags="--delegate --quantize --intermediates out/aot --evaluate"
+    kiln-deploy --model_name mv2 -q -d --bundleio --atol 0.5 --etdump mv2.etdp
 
 Prints one line per step (kiln-aot's and the build's output go to compile.log and
 build.log in the output folder), the firmware's UART log, then compares its outputs with
@@ -19,11 +20,18 @@ Exit status: 0 when the outputs are equal; 2 for a bad command line or model (on
 line, --debug for the traceback); otherwise the failing step's: kiln-aot's or CMake's exit
 code, the firmware's own status (1 runtime error, 2 outputs differ, 3 fault, 4 abort),
 2 when the host check finds a difference, 124 when QEMU exceeds --timeout.
+
+With --bundleio the firmware embeds a bundled program (<name>.bpte: the program with the
+example input and the outputs eager PyTorch — or, with --quantize, the quantized model —
+computes for it) and checks them on the device: "Test_result: PASS" and exit 0, or
+"Test_result: FAIL" and exit 2. --etdump records the run as an ETDump (times in ticks of
+the board's counter) that the firmware writes to the host through semihosting.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import logging
 import os
 import shlex
@@ -93,6 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the Kiln source tree to build the firmware from (default: the sources installed "
                              "with the kiln package)")
     parser.add_argument("--jobs", "-j", type=int, default=2, help="parallel compile jobs")
+    parser.add_argument("--bundleio", action="store_true",
+                        help="embed a bundled program (test case: the example input and the reference outputs) "
+                             "and check it on the device (Test_result: PASS/FAIL)")
+    parser.add_argument("--rtol", type=float, default=1e-5, help="bundled test tolerance, relative (default 1e-5)")
+    parser.add_argument("--atol", type=float, default=1e-8, help="bundled test tolerance, absolute (default 1e-8)")
+    parser.add_argument("--etdump", type=Path, help="record an ETDump of the firmware's run into this host file")
+    parser.add_argument("--etdump-bytes", type=int, default=256 * 1024,
+                        help="the firmware's ETDump memory (default 256 KiB; when full it stops and counts drops)")
     return parser
 
 
@@ -106,6 +122,27 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
         for name, value in vars(inner.parse_args(shlex.split(args.aot_arm_compiler_flags))).items():
             setattr(args, name, value)
     return args
+
+
+def make_bundle(prepared: PreparedProgram, intermediates: Path, out: Path, quantized: bool) -> Path:
+    """``<name>.bpte``: the program with one test case, the example inputs and the outputs
+    the model computes for them (eager PyTorch, or the quantized model for int8 programs)."""
+    from kiln.devtools.bundled_program import TestCase, bundle
+
+    prefix = "quantized_reference_output" if quantized else "reference_output"
+    paths = sorted(intermediates.glob(f"{prefix}_*.npy"), key=lambda p: int(p.stem.rsplit("_", 1)[1]))
+    if not paths:
+        raise DeployError(f"kiln-aot wrote no {prefix}_<i>.npy into {intermediates}")
+    case = TestCase([np.load(p) for p in prepared.inputs], [np.load(p) for p in paths])
+    return bundle(prepared.pte, [case]).save(out / f"{prepared.name}.bpte")
+
+
+def firmware_options(args: argparse.Namespace) -> list[str]:
+    """The -D options of --etdump and the bundle tolerance (always given, so that a
+    reused build folder forgets the previous run's)."""
+    etdump = str(args.etdump.resolve()) if args.etdump else ""
+    return [f"-DKILN_FIRMWARE_ETDUMP={etdump}", f"-DKILN_FIRMWARE_ETDUMP_BYTES={args.etdump_bytes}",
+            f"-DKILN_FIRMWARE_BUNDLE_RTOL={args.rtol!r}", f"-DKILN_FIRMWARE_BUNDLE_ATOL={args.atol!r}"]
 
 
 def _aot_args(args: argparse.Namespace) -> list[str]:
@@ -229,11 +266,18 @@ def deploy(args: argparse.Namespace) -> int:
                   if line.startswith("evaluate:")]
     if evaluation:
         print("\n".join(evaluation), flush=True)
+    if args.bundleio:
+        bundled = make_bundle(prepared, intermediates or out / "intermediates", out, args.quantize)
+        steps.note(f"bundled program {shown(bundled)} (tolerance rtol {args.rtol:g}, atol {args.atol:g})")
+        prepared = dataclasses.replace(prepared, pte=bundled)
+    if args.etdump:
+        args.etdump = args.etdump.resolve()
+        args.etdump.parent.mkdir(parents=True, exist_ok=True)
     build_log = _fresh_log(out / "build.log")
     with steps.step(f"building the firmware ({args.cpu}) in {shown(build_dir)} (log: {shown(build_log)})") as step:
         elf = build_firmware(prepared, build_dir, sources, build_log, args.cpu, ethos_u=args.delegate,
                              selective=args.selective, jobs=args.jobs, on_line=step.ninja_progress,
-                             cmake_args=[f"-DKILN_BOARD={board.name}"])
+                             cmake_args=[f"-DKILN_BOARD={board.name}", *firmware_options(args)])
     if args.build_only:
         steps.note(f"built {shown(elf)}")
         return 0
@@ -245,9 +289,17 @@ def deploy(args: argparse.Namespace) -> int:
         raise DeployError(str(timeout), EXIT_TIMEOUT) from None
     (out / "firmware.log").write_text(result.output)
     print(uart_report(result.output), flush=True)
+    if args.etdump:
+        steps.note(f"etdump: {shown(args.etdump)} (times in ticks: kiln-inspect {shown(args.etdump)} "
+                   f"--program {shown(out / (prepared.name + '.pte'))} --time-unit ticks)")
     if result.exit_code != 0:
-        raise DeployError(f"the firmware exited with {result.exit_code} ({result.meaning}); "
+        meaning = ("a bundled test case failed" if args.bundleio and result.exit_code == EXIT_OUTPUTS_DIFFER
+                   else result.meaning)
+        raise DeployError(f"the firmware exited with {result.exit_code} ({meaning}); "
                           f"log: {shown(out / 'firmware.log')}", result.exit_code)
+    if args.bundleio:
+        steps.note(f"ok: the bundled test case passed on the device ({result.seconds:.1f} s in QEMU)")
+        return 0
     problems = check_outputs(prepared, result.output)
     if problems:
         raise DeployError("; ".join(problems), EXIT_OUTPUTS_DIFFER)

@@ -3,6 +3,7 @@
     kiln-oplist model.pte                 # one operator per line
     kiln-oplist model.pte --dtypes        # operator  Float, Long
     kiln-oplist model.pte --yaml          # a selection file for kiln_selective_kernels(OPS_YAML)
+    kiln-oplist model.bpte                # the program inside a bundled program
 
 This module is also the .pte reader of the selective-build code generator
 (tools/codegen/gen_registration.py), which loads it by file path at CMake time. So it
@@ -16,6 +17,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from struct import error as struct_error
 from types import ModuleType
 from typing import Optional, Sequence
 
@@ -30,6 +32,7 @@ SCALAR_TYPE_NAMES: dict[int, str] = {
 }  # fmt: skip
 
 _FILE_IDENTIFIER = b"ET12"
+_BUNDLE_IDENTIFIER = b"BP08"
 
 
 class ProgramReadError(ValueError):
@@ -80,11 +83,32 @@ def _value_dtypes(schema: ModuleType, plan: object, index: int, depth: int = 0) 
     return set()
 
 
+def embedded_program(data: bytes) -> bytes:
+    """The .pte inside a bundled program (``BP08``: runtime/schema/bundled_program.fbs,
+    whose root table's third field is the program's bytes); ``data`` itself otherwise."""
+    if len(data) < 8 or data[4:8] != _BUNDLE_IDENTIFIER:
+        return data
+    from flatbuffers.table import Table
+
+    try:
+        root = Table(bytearray(data), int.from_bytes(data[0:4], "little"))
+        field = root.Offset(8)  # vtable slot of BundledProgram.program
+        if field:
+            start, length = root.Vector(field), root.VectorLen(field)
+            if start + length <= len(data):
+                return bytes(data[start : start + length])
+    except (IndexError, ValueError, struct_error) as error:
+        raise ProgramReadError(f"bundled program: truncated or corrupt ({error})") from None
+    raise ProgramReadError("bundled program: no program inside (truncated or corrupt)")
+
+
 def read_program_operators(data: bytes, schema: ModuleType) -> dict[str, OperatorUse]:
-    """Operators of every method of the .pte `data`, in first-use order, with the
-    dtypes their kernel calls see. `schema` is the flatc-generated Python module of
-    runtime/schema/program.fbs (kiln.serialize.program_generated). Operators inside
-    delegates are not kernels and are not listed."""
+    """Operators of every method of the .pte `data` (or of the program a bundled program
+    holds), in first-use order, with the dtypes their kernel calls see. `schema` is the
+    flatc-generated Python module of runtime/schema/program.fbs
+    (kiln.serialize.program_generated). Operators inside delegates are not kernels and
+    are not listed."""
+    data = embedded_program(data)
     if len(data) < 8 or data[4:8] != _FILE_IDENTIFIER:
         raise ProgramReadError(f"not a .pte program: file identifier {bytes(data[4:8])!r}, expected {_FILE_IDENTIFIER!r}")
     try:

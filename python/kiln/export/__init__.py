@@ -30,6 +30,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln import ExportError
+from kiln.devtools.debug_info import DebugInfo, record_method
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import export_to_edge, normalize_inputs
 from kiln.export.methods import MethodSource, method_sources
@@ -150,14 +151,22 @@ def export(
     """
     methods: list[MethodGraph] = []
     reports: dict[str, CompileReport] = {}
+    graphs: list[list[Any]] = []  # per method: the FX graphs its calls name (for debug info)
     for source in method_sources(model, example_inputs, dynamic_shapes, name):
-        method, report = _compile_method(source, partitioner, plan_inputs, plan_outputs, progress, kernel_libraries)
+        method, report, method_graphs = _compile_method(
+            source, partitioner, plan_inputs, plan_outputs, progress, kernel_libraries
+        )
         methods.append(method)
+        graphs.append(method_graphs)
         if report is not None:
             reports[source.name] = report
     program = program_from_methods(methods)
     program.compile_report = next(iter(reports.values()), None)
     program.compile_reports = reports
+    program.debug_info = DebugInfo(
+        [record_method(method, method_graphs, reports.get(method.name))
+         for method, method_graphs in zip(methods, graphs)]
+    )  # fmt: skip
     return program
 
 
@@ -168,8 +177,9 @@ def _compile_method(
     plan_outputs: bool,
     progress: Optional[Progress],
     kernel_libraries: Sequence[str],
-) -> tuple[MethodGraph, Optional[CompileReport]]:
-    """Stages 1-4 for one method: export, delegation, out variants, memory planning."""
+) -> tuple[MethodGraph, Optional[CompileReport], list[Any]]:
+    """Stages 1-4 for one method: export, delegation, out variants, memory planning.
+    Also returns the FX graphs the method's calls were lowered from."""
     started = time.perf_counter()
     edge_program = to_edge_program(source.model, source.example_inputs, source.dynamic_shapes)
     exported = time.perf_counter()
@@ -185,7 +195,8 @@ def _compile_method(
         type(source.model).__name__, source.name, exported - started, time.perf_counter() - exported,
         len(method.calls),
     )
-    return method, report
+    graphs = [edge_program.graph] + ([graph_module.graph] if graph_module is not None else [])
+    return method, report, graphs
 
 
 class _CallableModule(types.ModuleType):

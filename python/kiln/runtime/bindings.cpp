@@ -63,6 +63,8 @@ std::vector<std::string> registered_operators() {
 
 // Defined in vnpu_bindings.cpp: the virtual Ethos-U hook (run_vela).
 void register_vnpu_bindings(nb::module_& m);
+// Defined in etdump_bindings.cpp: ETDump recording of a method's executions.
+void register_etdump_bindings(nb::module_& m);
 
 }  // namespace kiln::python
 
@@ -108,6 +110,7 @@ NB_MODULE(_runtime, m) {
 
   register_vnpu_bindings(m);
   register_ethos_u_bindings(m);
+  register_etdump_bindings(m);
   m.def("take_log", &take_log,
         "The runtime's log messages on this thread since the last call: [(level, text)].");
   m.def("error_names", &error_names, "{code: name} of every kiln::Error.");

@@ -41,6 +41,9 @@ class MethodHandle {
   /// What the NPU did in this method's last execute (its Ethos-U delegates' latest calls).
   nanobind::dict npu_counters() const;
   const std::string& name() const { return name_; }
+  /// Attaches an event tracer to the method (kiln.devtools' ETDump recording); nullptr
+  /// detaches it. The tracer must outlive its use.
+  void set_event_tracer(EventTracer* tracer) { method_->set_event_tracer(tracer); }
 
  private:
   void set_inputs(const nanobind::list& inputs);

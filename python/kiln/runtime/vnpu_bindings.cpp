@@ -10,6 +10,7 @@
 
 #include "backends/arm/vnpu/arch.h"
 #include "backends/arm/vnpu/fast_weight_decoder.h"
+#include "backends/arm/vnpu/operation_observer.h"
 #include "backends/arm/vnpu/scratch_arena.h"
 #include "backends/arm/vnpu/virtual_npu.h"
 #include "backends/arm/vnpu/weight_decoder.h"
@@ -22,8 +23,40 @@ namespace nb = nanobind;
 namespace kiln::python {
 namespace {
 
+/// Calls a Python function after every operation: (index, op record dict, OFM) where the
+/// OFM is (bytes of the dense NHWC feature map, height, width, depth, element size, signed)
+/// or None. A Python error is kept and raised once the run is over (it cannot cross the
+/// virtual NPU, which is built without exceptions).
+class PythonObserver final : public vnpu::OperationObserver {
+ public:
+  explicit PythonObserver(nb::object callback) : callback_(std::move(callback)) {}
+  void on_operation(size_t index, const vnpu::OpRecord& record, const vnpu::OfmView* ofm) override {
+    nb::gil_scoped_acquire acquire;
+    if (failed_) return;
+    try {
+      nb::object view = nb::none();
+      if (ofm != nullptr) {
+        std::vector<uint8_t> dense(ofm->nbytes());
+        (void)ofm->copy_nhwc(Span<uint8_t>(dense.data(), dense.size()));
+        view = nb::make_tuple(nb::bytes(reinterpret_cast<const char*>(dense.data()), dense.size()),
+                              ofm->height(), ofm->width(), ofm->depth(), ofm->element_size(), ofm->is_signed());
+      }
+      nb::list records = npu_op_records_to_list(&record, 1);
+      callback_(index, records[0], view);
+    } catch (nb::python_error& error) {
+      error.restore();
+      failed_ = true;
+    }
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  nb::object callback_;
+  bool failed_ = false;
+};
+
 nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string& arch, int macs,
-                  uint64_t max_operations, uint64_t max_macs) {
+                  uint64_t max_operations, uint64_t max_macs, nb::object observer) {
   vnpu::Config config;
   const std::string target = arch + "-" + std::to_string(macs);
   if (!vnpu::config_from_target_name(target.c_str(), &config)) {
@@ -52,6 +85,8 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
   std::vector<uint8_t> work(vnpu::kRecommendedWorkMemoryBytes);
   std::vector<vnpu::OpRecord> records(4096);
   vnpu::VirtualNpu npu(config, Span<uint8_t>(work.data(), work.size()));
+  PythonObserver python_observer(observer);
+  if (!observer.is_none()) npu.set_operation_observer(&python_observer);
   vnpu::Counters counters;
   size_t num_records = 0;
   Error err;
@@ -61,6 +96,7 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
                   Span<const vnpu::Region>(bound, regions.size()), &counters,
                   Span<vnpu::OpRecord>(records.data(), records.size()), &num_records);
   }
+  if (python_observer.failed()) throw nb::python_error();
   if (err != Error::Ok) raise(err, "running a command stream on the virtual " + target);
   nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
   out["branches"] = counters.branches;
@@ -116,12 +152,14 @@ nb::dict command_codes(const std::string& target) {
 void register_vnpu_bindings(nb::module_& m) {
   m.def("run_vela", &run_vela, nb::arg("command_stream"), nb::arg("regions"),
         nb::arg("arch") = "ethos-u55", nb::arg("macs") = 128, nb::arg("max_operations") = 0,
-        nb::arg("max_macs") = 0,
+        nb::arg("max_macs") = 0, nb::arg("observer") = nb::none(),
         "Runs a Vela command stream (COP1 payload or bare commands) on the virtual Ethos-U. "
         "regions[i] is region i (bytearray, written in place, or None). arch is 'ethos-u55', "
         "'ethos-u65' or 'ethos-u85'. Returns the counters: operations, dma_transfers, macs, element_ops, "
         "commands, chained_operations, branches, bytes_read/bytes_written per region (index 8 = internal memory), ops "
-        "(one dict per operation). Raises KilnRuntimeError with the NPU's reason.");
+        "(one dict per operation). observer(index, op, ofm), if given, is called after every "
+        "operation with its output (bytes of the dense NHWC OFM, height, width, depth, element "
+        "size, signed) or None. Raises KilnRuntimeError with the NPU's reason.");
   m.def("vnpu_decode_weights", &decode_weights, nb::arg("stream"), nb::arg("max_weights"),
         "Decodes an Ethos-U compressed weight stream (at most max_weights values).");
   m.def("vnpu_decode_fast_weights", &decode_fast_weights, nb::arg("stream"), nb::arg("count"),

@@ -3,9 +3,10 @@ README order, in one folder outside the checkout, with relative paths and output
 folders that do not exist yet (``path/to/kiln`` is the checkout). The CMake snippet is
 configured in a project of its own, so every target it names must exist.
 
-Not run here: the quick start (it installs everything and deploys mv2: many minutes) and
-the kiln-deploy snippets (a firmware build and mv2 in QEMU; test_pip_install.py runs
-kiln-deploy from outside the checkout after a plain ``pip install``).
+Not run here: the quick start (it installs everything and deploys mv2: many minutes), the
+kiln-deploy snippets (a firmware build and mv2 in QEMU; test_pip_install.py runs
+kiln-deploy from outside the checkout after a plain ``pip install``) and the per-layer
+comparison of mv2 (the devtools tests run it).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ README = CHECKOUT / "README.md"
 NOT_RUN = {
     "./tools/quickstart.sh": "the quick start installs everything and deploys mv2 (many minutes)",
     "kiln-deploy": "builds firmware and runs mv2 in QEMU; test_pip_install.py deploys from outside the checkout",
+    "--per-layer": "mv2 through four runtimes layer by layer (minutes); tests/python/devtools/test_mv2_npu.py runs it",
 }
 
 

@@ -86,12 +86,24 @@ class VelaTensor:
 
 @dataclass(frozen=True)
 class LayerPerformance:
-    """Vela's estimate for one NPU operation."""
+    """Vela's estimate for one NPU operation.
+
+    ``name`` is the TOSA tensor the operation produces; ``operations`` how many NPU
+    operations (stripes) of the command stream compute it, in stream order (0 when not
+    known: the CLI path); ``ofm_shape`` its output's (height, width, depth).
+    """
 
     name: str
     operator: str
     cycles: int
     macs: int
+    operations: int = 0
+    ofm_shape: tuple[int, ...] = ()
+    # Where the output lives while the stream runs: memory ("Sram", "Dram"), byte offset in
+    # that memory's region and layout ("NHWC" or "NHCWB16"); offset -1 when not known.
+    ofm_memory: str = ""
+    ofm_offset: int = -1
+    ofm_format: str = ""
 
 
 @dataclass
@@ -199,16 +211,31 @@ def _raise_on_diagnostics(lines: list[str], name: str, target: str) -> None:
                         + " | ".join(errors[:3]))
 
 
-def _layers_from_database(database: Any) -> list[LayerPerformance]:
-    tables = database.tables
-    if "perf" not in tables:
+def _rows(database: Any, name: str) -> list[dict[str, str]]:
+    if name not in database.tables:
         return []
-    table = tables["perf"]
-    column = {name: index for index, name in enumerate(table.header)}
+    table = database.tables[name]
+    return [dict(zip(table.header, row)) for row in table.data]
+
+
+def _layers_from_database(database: Any) -> list[LayerPerformance]:
+    if "perf" not in database.tables:
+        return []
+    # The command queue lists each NPU operation (stripe) with the scheduled operation it
+    # belongs to; the source table the TOSA operator's output shape.
+    stripes: dict[str, int] = {}
+    for row in _rows(database, "queue"):
+        stripes[row.get("scheduled_id", "")] = stripes.get(row.get("scheduled_id", ""), 0) + 1
+    shapes = {row["id"]: (int(row["ofm_h"]), int(row["ofm_w"]), int(row["ofm_d"]))
+              for row in _rows(database, "source") if {"id", "ofm_h", "ofm_w", "ofm_d"} <= set(row)}
+    places = {row["name"]: (row.get("memory", ""), int(row.get("start_address") or "-1", 0), row.get("format", ""))
+              for row in _rows(database, "tensors") if "name" in row}
     layers = []
-    for row in table.data:
-        layers.append(LayerPerformance(row[column["name"]], row[column["operator"]],
-                                       int(row[column["op_cycles"]] or 0), int(row[column["mac_count"]] or 0)))
+    for row in _rows(database, "perf"):
+        memory, offset, layout = places.get(row["name"], ("", -1, ""))
+        layers.append(LayerPerformance(row["name"], row["operator"], int(row["op_cycles"] or 0),
+                                       int(row["mac_count"] or 0), stripes.get(row.get("id", ""), 0),
+                                       shapes.get(row.get("source_id", ""), ()), memory, offset, layout))
     return layers
 
 

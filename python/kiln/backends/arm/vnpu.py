@@ -173,9 +173,14 @@ class VnpuRun:
 
 
 def run_raw_with_counters(
-    vela: Any, inputs: list[np.ndarray], arch: str | None = None, macs: int | None = None
+    vela: Any, inputs: list[np.ndarray], arch: str | None = None, macs: int | None = None,
+    observer: Any = None,
 ) -> VnpuRun:
-    """Runs the command stream on the given inputs; returns the outputs and the counters."""
+    """Runs the command stream on the given inputs; returns the outputs and the counters.
+
+    ``observer(index, op, ofm, regions)``, if given, is called after every NPU operation:
+    ``op`` its record, ``ofm`` (dense NHWC bytes, height, width, depth, element size,
+    signed) or None, ``regions`` the region bytearrays as they are at that moment."""
     from kiln import _runtime
 
     raw = load_vela_raw(vela)
@@ -198,7 +203,8 @@ def run_raw_with_counters(
         if len(data) != t.nbytes:
             raise ValueError(f"input of {len(data)} bytes, Vela expects {t.nbytes} ({t.shape})")
         regions[t.region][t.offset : t.offset + t.nbytes] = data
-    counters = _runtime.run_vela(raw.command_stream, regions, arch, macs)
+    callback = None if observer is None else (lambda index, op, ofm: observer(index, op, ofm, regions))
+    counters = _runtime.run_vela(raw.command_stream, regions, arch, macs, observer=callback)
     outputs = []
     for t in raw.outputs:
         buffer = bytes(regions[t.region][t.offset : t.offset + t.nbytes])

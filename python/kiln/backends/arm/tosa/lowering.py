@@ -172,6 +172,16 @@ class _Walker:
                 raise self.ctx.fail(node, f"unexpected {node.op} node in a delegated subgraph")
 
 
+def _tensor_nodes(ctx: LoweringContext) -> dict[str, str]:
+    """TOSA tensor name -> the first FX operator node bound to it (its producer), so that
+    tools can name a TOSA tensor (and the NPU operation Vela names after it) by layer."""
+    names: dict[str, str] = {}
+    for node, value in ctx.values.items():
+        if isinstance(value, QTensor) and node.op == "call_function":
+            names.setdefault(value.name, node.name)
+    return names
+
+
 def lower_to_tosa(
     subgraph: torch.fx.GraphModule,
     compile_spec: Any,
@@ -205,6 +215,6 @@ def lower_to_tosa(
     if not walker.outputs:
         raise TosaLoweringError(name, "output", "output", "the subgraph has no outputs")
     result = TosaSubgraph(name, ctx.builder.serialize(), walker.inputs, walker.outputs,
-                          dict(ctx.builder.op_counts), nhwc_io)
+                          dict(ctx.builder.op_counts), nhwc_io, _tensor_nodes(ctx))
     logger.debug("%s", result.summary())
     return result

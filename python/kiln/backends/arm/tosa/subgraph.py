@@ -65,6 +65,8 @@ class TosaSubgraph:
         inputs / outputs: boundary tensors in the graph's input / output order.
         op_counts: TOSA operator name -> how many the graph has.
         nhwc_io: the program's boundary tensors are channels-last (no CPU transposes).
+        tensor_nodes: TOSA tensor name -> the FX node of the subgraph that produced it
+            (for debugging tools: kiln.devtools names NPU operations by layer with it).
     """
 
     name: str
@@ -73,6 +75,7 @@ class TosaSubgraph:
     outputs: list[TosaIO]
     op_counts: dict[str, int] = field(default_factory=dict)
     nhwc_io: bool = False
+    tensor_nodes: dict[str, str] = field(default_factory=dict)
 
     @property
     def transpose_bytes(self) -> int:

@@ -1,0 +1,44 @@
+"""Kiln's developer tools: profiling and debugging what a program does at run time.
+
+* :class:`Etdump` reads the ETDumps the runtime records (``kiln-run --etdump``, the Python
+  runtime, firmware); :class:`Inspector` maps their events back to the model's modules
+  (``kiln-inspect`` on the command line).
+* :func:`bundle` writes bundled programs (``.bpte``: a program with test cases);
+  :class:`BundledProgram` reads them (``kiln-run model.bpte`` runs the cases).
+* :func:`compare_layers` compares a model layer by layer across fp32 PyTorch, the quantized
+  model, the TOSA reference model and the virtual NPU (``kiln-aot --evaluate --per-layer``).
+* :mod:`kiln.devtools.plots` draws the memory plan, NPU cycles, per-layer error and profiles.
+
+Importing this package is cheap: each tool is imported when first used.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from kiln.devtools.errors import BundledProgramError, DebugInfoError, DevtoolsFileError, EtdumpError
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "Etdump": ("kiln.devtools.etdump", "Etdump"),
+    "Inspector": ("kiln.devtools.inspector", "Inspector"),
+    "record_etdump": ("kiln.devtools.recording", "record_etdump"),
+    "DebugInfo": ("kiln.devtools.debug_info", "DebugInfo"),
+    "bundle": ("kiln.devtools.bundled_program", "bundle"),
+    "BundledProgram": ("kiln.devtools.bundled_program", "BundledProgram"),
+    "TestCase": ("kiln.devtools.bundled_program", "TestCase"),
+    "compare_layers": ("kiln.devtools.per_layer", "compare_layers"),
+    "LayerComparison": ("kiln.devtools.per_layer", "LayerComparison"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        module, attribute = _LAZY[name]
+        value = getattr(importlib.import_module(module), attribute)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'kiln.devtools' has no attribute {name!r}")
+
+
+__all__ = ["BundledProgramError", "DebugInfoError", "DevtoolsFileError", "EtdumpError", *_LAZY]
