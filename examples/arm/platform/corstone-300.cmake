@@ -3,8 +3,10 @@
 # build checks the program's memory manifest against them.
 #
 #   region  origin       size     holds
-#   ITCM    0x00000000   512 KiB  vector table (QEMU reads the reset vector at 0x0), code
-#   SRAM    0x01000000   2 MiB    code that does not fit the ITCM (KILN_BOARD_CODE_REGION)
+#   ITCM    0x00000000   512 KiB  vector table (QEMU reads the reset vector at 0x0); code
+#                                 if KILN_BOARD_CODE_REGION=ITCM (fits selective builds)
+#   SRAM    0x01000000   2 MiB    code (KILN_BOARD_CODE_REGION=SRAM, the default: every
+#                                 kernel together is more than the ITCM holds)
 #   DTCM    0x20000000   512 KiB  .data, .bss, heap (newlib), stack
 #   ISRAM   0x21000000   4 MiB    Kiln pools placed in "SRAM": planned buffers, allocators
 #   DDR     0x60000000   2 GiB    the embedded .pte, inputs, pools placed in "DDR"
