@@ -24,6 +24,7 @@ from kiln.runtime import Runtime
 REPO = Path(__file__).resolve().parents[3]
 CODEGEN = REPO / "tools" / "codegen"
 PORTABLE_TABLE = REPO / "kernels" / "portable" / "op_table.yaml"
+CORTEX_M_TABLE = REPO / "kernels" / "cortex_m" / "op_table.yaml"
 sys.path.insert(0, str(CODEGEN))
 
 import gen_registration  # noqa: E402
@@ -92,14 +93,16 @@ def test_table_schema_is_enforced(tmp_path: Path) -> None:
 
 def test_generated_all_registration_is_what_the_runtime_registers(tmp_path: Path) -> None:
     """register_portable_kernels() is generated: its table is op_table.yaml's, in order,
-    and the runtime extension (built from it) registers exactly those operators."""
+    and the runtime extension (built from it) registers exactly those operators, then the
+    Cortex-M library's."""
     status, errors, out = _generate(tmp_path, "--all", "--name", "portable")
     assert status == 0, errors
     source = (out / "register_portable_kernels.cpp").read_text()
     registration = re.findall(r'\{"([^"]+)", ::(\S+)\}', source)
     table = load_op_table("portable", PORTABLE_TABLE)
     assert registration == [(op, entry.kernel) for op, entry in table.entries.items()]
-    assert Runtime.get().operators == list(table.entries)
+    cortex_m = load_op_table("cortex_m", CORTEX_M_TABLE)
+    assert Runtime.get().operators == list(table.entries) + list(cortex_m.entries)
 
 
 # --- kiln-oplist ------------------------------------------------------------------------
