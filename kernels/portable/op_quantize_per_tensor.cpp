@@ -22,18 +22,7 @@ void quantize_per_tensor_out(KernelContext& ctx, Span<EValue*> args) {
     return;
   }
   if (!check_scale<float>(ctx, kName, scale, "scale", 0)) return;
-  // As PyTorch: the reciprocal in double (scale is a Python float), used in float32.
-  const float inv_scale = static_cast<float>(1.0 / scale);
-  const float zp = static_cast<float>(zero_point);
-  const float lo = static_cast<float>(qmin);
-  const float hi = static_cast<float>(qmax);
-  const float* x = in->const_data_ptr<float>();
-  const size_t n = in->numel();
-  visit_quantized(out->scalar_type(), [&](auto tag) {
-    using Q = decltype(tag);
-    Q* q = out->mutable_data_ptr<Q>();
-    for (size_t i = 0; i < n; ++i) q[i] = quantize_value<Q, float>(x[i], inv_scale, zp, lo, hi);
-  });
+  quantize_floats_per_tensor(*in, *out, scale, zero_point, qmin, qmax);
 }
 
 }  // namespace portable

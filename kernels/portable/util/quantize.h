@@ -77,6 +77,25 @@ inline Q quantize_value(F x, F inv_scale, F zero_point, F qmin, F qmax) {
   return static_cast<Q>(q);
 }
 
+/// Quantizes the float32 elements of `in` into `out` (a quantized dtype, same element
+/// count and layout) with one scale and zero point, as PyTorch does: the reciprocal of
+/// `scale` in double (a Python float), used in float32. The caller has checked the
+/// arguments (check_quant_params, check_scale).
+inline void quantize_floats_per_tensor(const Tensor& in, Tensor& out, double scale, int64_t zero_point,
+                                       int64_t qmin, int64_t qmax) {
+  const float inv_scale = static_cast<float>(1.0 / scale);
+  const float zp = static_cast<float>(zero_point);
+  const float lo = static_cast<float>(qmin);
+  const float hi = static_cast<float>(qmax);
+  const float* x = in.const_data_ptr<float>();
+  const size_t n = in.numel();
+  visit_quantized(out.scalar_type(), [&](auto tag) {
+    using Q = decltype(tag);
+    Q* q = out.mutable_data_ptr<Q>();
+    for (size_t i = 0; i < n; ++i) q[i] = quantize_value<Q, float>(x[i], inv_scale, zp, lo, hi);
+  });
+}
+
 /// True if `scale` (named `what`[`index`] in the message) can quantize in the compute
 /// type F: positive, finite, and with a finite reciprocal. A scale below 1 / FLT_MAX
 /// (~2.9e-39 for float32) has none, and x * inf would turn every zero input into NaN.
