@@ -328,6 +328,9 @@ def _delegation_summary(report: "CompileReport") -> list[str]:
     lines = []
     for info in report.delegates:
         d = info.report
+        if hasattr(d, "summary_lines"):  # a backend that describes its own delegates (XNNPACK)
+            lines += d.summary_lines()
+            continue
         ops = ", ".join(f"{name} {n}" for name, n in sorted(d.tosa_ops.items(), key=lambda kv: -kv[1]))
         flash = _bytes(d.flash_bytes)
         if d.weight_bytes is not None and d.command_stream_bytes is not None:

@@ -115,6 +115,8 @@ def delegate_partitions(
         call = replace_with_delegate(graph_module.graph, subgraph, lowered, partition.nodes)
         if nhwc_io:
             _make_channels_last(call)
+        elif getattr(partitioner, "channels_last_io", False):
+            permute_rank4_io(call)
         report.delegates.append(
             DelegateInfo(partition.name, preprocessed.report, preprocessed, input_names, output_names, nhwc_io)
         )
@@ -147,6 +149,39 @@ def _is_program_boundary(subgraph: Subgraph, members: set[torch.fx.Node]) -> boo
             if not is_dequantize(user) or [u.op for u in user.users] != ["output"]:
                 return False
     return True
+
+
+_NCHW_TO_NHWC = [0, 2, 3, 1]
+_NHWC_TO_NCHW = [0, 3, 1, 2]
+
+
+def _permuted(graph: torch.fx.Graph, source: torch.fx.Node, dims: list[int]) -> torch.fx.Node:
+    permute = graph.call_function(torch.ops.aten.permute.default, (source, dims))
+    permute.meta["val"] = source.meta["val"].permute(dims).contiguous()
+    return permute
+
+
+def permute_rank4_io(call: torch.fx.Node) -> None:
+    """Gives a delegate that works channels-last NHWC 4-D inputs and outputs: CPU permutes
+    (NCHW -> NHWC before it, NHWC -> NCHW after it) keep the rest of the program NCHW."""
+    graph = call.graph
+    for source in list(call.all_input_nodes):
+        if _is_rank4(source):
+            with graph.inserting_before(call):
+                call.replace_input_with(source, _permuted(graph, source, _NCHW_TO_NHWC))
+    values = list(call.meta["val"])
+    for selected in list(call.users):
+        if not _is_rank4(selected):
+            continue
+        nchw = selected.meta["val"]
+        selected.meta["val"] = nchw.permute(_NCHW_TO_NHWC).contiguous()
+        values[selected.args[1]] = selected.meta["val"]
+        users = list(selected.users)
+        with graph.inserting_after(selected):
+            restored = _permuted(graph, selected, _NHWC_TO_NCHW)
+        for user in users:
+            user.replace_input_with(selected, restored)
+    call.meta["val"] = tuple(values)
 
 
 def _channels_last(node: torch.fx.Node) -> None:
