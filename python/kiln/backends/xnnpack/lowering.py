@@ -178,6 +178,8 @@ class Lowering:
             ref = self.env.get(produced)
             if ref is None:
                 raise XnnpackLoweringError(produced.name, "returns a constant")
+            if ref.quant is not None and produced.meta["val"].dtype == torch.float32:
+                ref = self.fp32(produced)  # a dequantized output
             if ref.id in marked or ref.id in self.graph.input_ids:
                 raise XnnpackLoweringError(produced.name, "returns an input or another output unchanged")
             marked.add(ref.id)

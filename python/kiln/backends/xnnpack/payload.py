@@ -70,7 +70,7 @@ def _node_table(schema: Any, node: Node) -> Any:
 
 def _xnode(schema: Any, node: Node) -> Any:
     xnode = schema.XNodeT()
-    xnode.xnodeUnionType = getattr(schema.XNodeUnion, node.kind)
+    xnode.xnodeUnionType = getattr(schema.NodeUnion, node.kind)
     xnode.xnodeUnion = _node_table(schema, node)
     xnode.debugHandle = node.debug_handle
     if node.output_min_max is not None:
@@ -91,7 +91,7 @@ def _xvalue(schema: Any, value: Value, constant_index: int) -> Any:
     tensor.idOut = value.id
     xvalue = schema.XValueT()
     if value.quant is None:
-        xvalue.xvalueUnionType = schema.XValueUnion.XNNTensorValue
+        xvalue.xvalueUnionType = schema.ValueUnion.XNNTensorValue
         xvalue.xvalueUnion = tensor
         return xvalue
     quantized = schema.XNNQuantizedTensorValueT()
@@ -99,16 +99,16 @@ def _xvalue(schema: Any, value: Value, constant_index: int) -> Any:
     if isinstance(value.quant, PerTensorQuant):
         params = schema.PerTensorQuantT()
         params.scale, params.zeroPoint = float(value.quant.scale), int(value.quant.zero_point)
-        quantized.quantParamsType = schema.XNNQuantParams.PerTensorQuant
+        quantized.quantParamsType = schema.QuantParams.PerTensorQuant
     elif isinstance(value.quant, PerChannelQuant):
         params = schema.PerChannelQuantT()
         params.scale = [float(s) for s in value.quant.scales]
         params.channelDim = value.quant.channel_dim
-        quantized.quantParamsType = schema.XNNQuantParams.PerChannelQuant
+        quantized.quantParamsType = schema.QuantParams.PerChannelQuant
     else:
         raise TypeError(f"value {value.id}: unknown quantization {value.quant!r}")
     quantized.quantParams = params
-    xvalue.xvalueUnionType = schema.XValueUnion.XNNQuantizedTensorValue
+    xvalue.xvalueUnionType = schema.ValueUnion.XNNQuantizedTensorValue
     xvalue.xvalueUnion = quantized
     return xvalue
 
