@@ -42,6 +42,9 @@ class XnnpackLoweringError(KilnError):
 # Activations that become the output clamp of the node before them.
 FUSABLE_ACTIVATIONS = ("aten::relu", "aten::hardtanh", "aten::clamp")
 BATCH_NORM = "aten::_native_batch_norm_legit_no_training"
+# Global average pooling keeps H and W (size 1): newer XNNPACK drops them without this flag,
+# the 2022 library always keeps them.
+KEEP_DIMS = 0x40
 # Operators whose XNNPACK node takes an output clamp.
 TAKES_CLAMP = ("aten::convolution", "aten::addmm", "aten::mm", "aten::linear",
                "aten::add", "aten::sub", "aten::mul", "aten::div", BATCH_NORM)
@@ -484,10 +487,10 @@ class Lowering:
         pooled_shape = (x.shape[0], x.shape[1], 1, 1)
         if shape == pooled_shape:
             out = self._result(node, plan)
-            self.graph.add_node("XNNGlobalAvgPooling2d", input_id=x.id, output_id=out.id, flags=0)
+            self.graph.add_node("XNNGlobalAvgPooling2d", input_id=x.id, output_id=out.id, flags=KEEP_DIMS)
             return
         pooled = self._new_value(pooled_shape, plan.quant)
-        self.graph.add_node("XNNGlobalAvgPooling2d", input_id=x.id, output_id=pooled.id, flags=0)
+        self.graph.add_node("XNNGlobalAvgPooling2d", input_id=x.id, output_id=pooled.id, flags=KEEP_DIMS)
         out = self._result(node, plan)
         dims = physical_dims(shape)  # type: ignore[arg-type]
         self.graph.add_node("XNNStaticReshape", num_dims=len(dims), new_shape=list(dims),
