@@ -7,6 +7,8 @@ Three flows:
 * ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels.
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
   (TOSA -> Vela); ``--evaluate`` checks them with the TOSA reference model.
+* ``--delegate --backend xnnpack`` (fp32, or int8 with ``--quantize``): the parts XNNPACK
+  runs become XNNPACK delegates, for host and Android CPUs.
 
 Every failure ends in one line on stderr (kiln.cli.errors): exit 2 for the user's errors
 (flags, model, files), 1 for an evaluation over its limit or an internal error;
@@ -37,6 +39,7 @@ EPILOG = """examples:
   kiln-aot --model_name mv2 --output mv2.pte --evaluate
   kiln-aot --model_name mv2 --quantize --delegate --target ethos-u55-128 --intermediates out/ --evaluate
   kiln-aot --model_name my_net.py:MyNet --output my_net.pte --intermediates out/my_net
+  kiln-aot --model_name mv2 --delegate --backend xnnpack --quantize
 """
 
 
@@ -59,6 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--delegate", "-d", action="store_true",
                         help="run the parts the Ethos-U NPU supports as delegates (needs --quantize); "
                              "the rest stays on the CPU, each node with its reason in the report")
+    parser.add_argument("--backend", choices=["ethos-u", "xnnpack"], default="ethos-u",
+                        help="what --delegate delegates to: the Ethos-U NPU (int8, needs --quantize) or "
+                             "XNNPACK on the CPU (fp32, or int8 with --quantize, which then uses the XNNPACK "
+                             "quantizer) (default: %(default)s)")
     parser.add_argument("--target", "-t",
                         help="Ethos-U target for --delegate: ethos-u55-32/64/128/256, ethos-u65-256/512, "
                              f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET})")
@@ -186,6 +193,8 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
     if not kiln.models.is_model_file(args.model_name):
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
+    if args.backend == "xnnpack":
+        return _check_xnnpack_arguments(args)
     if args.delegate and not args.quantize:
         raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
     if args.calibration_samples < 1:
@@ -209,8 +218,25 @@ def _check_arguments(args: argparse.Namespace) -> Any:
     return spec
 
 
+def _check_xnnpack_arguments(args: argparse.Namespace) -> None:
+    """--backend xnnpack: no NPU flags, and something to delegate."""
+    from kiln import KilnError
+
+    if not args.delegate:
+        raise KilnError("--backend xnnpack applies only with --delegate")
+    npu_flags = [f"--{name}" for name in ("target", "system_config", "memory_mode", "nhwc_io", "per_layer")
+                 if getattr(args, name) not in (None, False)]
+    if npu_flags:
+        raise KilnError(f"{', '.join(npu_flags)}: Ethos-U options, not for --backend xnnpack")
+    if args.calibration_samples < 1:
+        raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
+    return None
+
+
 def _default_output(args: argparse.Namespace, spec: Any) -> Path:
     stem = Path(args.model_name.split(":")[-1]).stem
+    if args.backend == "xnnpack":
+        return Path(f"{stem}_int8_xnnpack.pte" if args.quantize else f"{stem}_xnnpack.pte")
     if args.delegate:
         return Path(f"{stem}_{spec.target}.pte")
     return Path(f"{stem}_int8.pte" if args.quantize else f"{stem}.pte")
@@ -258,17 +284,27 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
     from kiln.backends.arm.vela import write_outputs
 
     report.partition_report.save(folder)
+    if program.compile_report.delegates and program.compile_report.delegates[0].report.backend_id == "XnnpackBackend":
+        for info in report.delegates:
+            (folder / f"{info.name}_delegate.bin").write_bytes(info.preprocessed.blob)
+        return
     for info in report.delegates:
         # <name>.tosa, <name>_vela.npz (Vela's raw output), <name>_per-layer.csv
         write_outputs(info.preprocessed.vela, info.preprocessed.tosa.flatbuffer, folder)
         (folder / f"{info.name}_delegate.bin").write_bytes(info.preprocessed.blob)
 
 
-def _quantize(model, inputs, spec, count: int):
+def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u"):
     import kiln
     from kiln.backends.arm import EthosUQuantizer
 
-    return kiln.quantize(model, inputs, EthosUQuantizer(spec), calibration_samples(inputs, count), progress=False)
+    if backend == "xnnpack":
+        from kiln.backends.xnnpack import XnnpackQuantizer
+
+        quantizer = XnnpackQuantizer()
+    else:
+        quantizer = EthosUQuantizer(spec)
+    return kiln.quantize(model, inputs, quantizer, calibration_samples(inputs, count), progress=False)
 
 
 def _compile_summary(program, output: Path) -> list[str]:
@@ -279,6 +315,14 @@ def _compile_summary(program, output: Path) -> list[str]:
         return [f"result: all nodes on the CPU; program file {output} ({size})"]
     partition = report.partition_report
     delegates = [info.report for info in report.delegates]
+    if delegates and delegates[0].backend_id == "XnnpackBackend":
+        return [
+            f"result: {partition.delegated_nodes} nodes delegated to XNNPACK in {len(delegates)} delegate(s), "
+            f"{partition.cpu_nodes} on the CPU",
+            f"        XNNPACK nodes {sum(sum(d.xnnpack_nodes.values()) for d in delegates):,}, "
+            f"payload {sum(d.blob_bytes for d in delegates):,} B",
+            f"        program file {output} ({size})",
+        ]
 
     def total(field: str) -> str:
         values = [getattr(d, field) for d in delegates]
@@ -309,13 +353,19 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     quantized = None
     if args.quantize:
         with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
-            quantized = _quantize(model, inputs, spec, args.calibration_samples)
+            quantized = _quantize(model, inputs, spec, args.calibration_samples, args.backend)
     partitioner = None
-    if args.delegate:
+    if args.backend == "xnnpack":
+        from kiln.backends.xnnpack import XnnpackPartitioner
+
+        partitioner = XnnpackPartitioner()
+    elif args.delegate:
         from kiln.backends.arm.partitioner import EthosUPartitioner
 
         partitioner = EthosUPartitioner(spec, nhwc_io=args.nhwc_io)
-    what = f"partitioning for {spec.target}, TOSA + Vela per subgraph, " if args.delegate else ""
+    what = f"partitioning for {spec.target}, TOSA + Vela per subgraph, " if spec is not None and args.delegate else ""
+    if args.backend == "xnnpack":
+        what = "partitioning for XNNPACK, "
     with progress.step(f"exporting, {what}lowering, planning memory"):
         program = kiln.export(quantized if quantized is not None else model, inputs, partitioner=partitioner,
                               plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io)
@@ -326,7 +376,7 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
             _write_intermediates(args.intermediates, inputs, reference, program, quantized)
     results, evaluation = None, None
     if args.evaluate:
-        if program.compile_report is not None:
+        if program.compile_report is not None and args.backend != "xnnpack":
             from kiln.export.evaluate import evaluate_delegated
 
             with progress.step("evaluating delegates on the TOSA reference model"):
