@@ -98,8 +98,8 @@ xnn_status pad(xnn_subgraph_t g, const kiln_xnnpack::XNNStaticConstantPad* n, co
                                         id(ids, n->output_id()), n->flags());
 }
 
-xnn_status define(xnn_subgraph_t g, const kiln_xnnpack::XNode& node, const Clamp& c,
-                  const uint32_t* ids) {
+xnn_status define(xnn_subgraph_t g, const Delegate& d, const kiln_xnnpack::XNode& node,
+                  const Clamp& c, const uint32_t* ids) {
 #define KILN_UNARY(kind, fn)                                         \
   case NodeUnion::kind: {                                            \
     const auto* n = node.xnode_union_as_##kind();                    \
@@ -123,6 +123,9 @@ xnn_status define(xnn_subgraph_t g, const kiln_xnnpack::XNode& node, const Clamp
     case NodeUnion::XNNConvTranspose2d: return deconv(g, node.xnode_union_as_XNNConvTranspose2d(), c, ids);
     case NodeUnion::XNNFullyConnected: {
       const auto* n = node.xnode_union_as_XNNFullyConnected();
+      if (tensor(d, n->filter_id()).datatype() == kiln_xnnpack::XNNDatatype::xnn_datatype_qcint8) {
+        return define_fully_connected_qc8(g, d, *n, c.min, c.max, ids);
+      }
       return xnn_define_fully_connected(g, c.min, c.max, id(ids, n->input1_id()),
                                         id(ids, n->filter_id()), id(ids, n->bias_id()),
                                         id(ids, n->output_id()), n->flags());
@@ -182,14 +185,14 @@ xnn_status define(xnn_subgraph_t g, const kiln_xnnpack::XNode& node, const Clamp
 
 }  // namespace
 
-Error define_node(xnn_subgraph_t subgraph, const kiln_xnnpack::XNode& node, size_t index,
-                  const uint32_t* xnn_ids) {
+Error define_node(xnn_subgraph_t subgraph, const Delegate& delegate, const kiln_xnnpack::XNode& node,
+                  size_t index, const uint32_t* xnn_ids) {
   Clamp clamp;
   if (const kiln_xnnpack::OutputMinMax* range = node.output_min_max()) {
     clamp.min = range->output_min();
     clamp.max = range->output_max();
   }
-  const xnn_status status = define(subgraph, node, clamp, xnn_ids);
+  const xnn_status status = define(subgraph, delegate, node, clamp, xnn_ids);
   if (status != xnn_status_success) {
     KILN_LOG(Error, "XNNPACK rejected node %zu (%s): status %d (shapes, datatypes or parameters "
              "it cannot take)", index, kiln_xnnpack::EnumNameNodeUnion(node.xnode_union_type()),

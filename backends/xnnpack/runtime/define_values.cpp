@@ -24,6 +24,10 @@ size_t element_size(XNNDatatype datatype) {
   }
 }
 
+const kiln_xnnpack::XNNTensorValue& tensor(const Delegate& delegate, uint32_t id) {
+  return *tensor_of(*delegate.graph->xvalues()->Get(delegate.value_position[id]));
+}
+
 const kiln_xnnpack::XNNTensorValue* tensor_of(const kiln_xnnpack::XValue& value) {
   if (const auto* plain = value.xvalue_union_as_XNNTensorValue()) return plain;
   if (const auto* quantized = value.xvalue_union_as_XNNQuantizedTensorValue()) {
@@ -113,6 +117,7 @@ Error define_value(xnn_subgraph_t subgraph, const ValueSource& source, uint32_t 
   if (tensor->constant_buffer_idx() != 0) {
     KILN_TRY_ASSIGN(data, constant(source, tensor->constant_buffer_idx(),
                                    source.delegate->value_nbytes[id], id));
+    source.delegate->value_constant[id] = data;
   }
   const auto xnn_type = static_cast<xnn_datatype>(datatype);
   xnn_status status = xnn_status_success;

@@ -73,6 +73,8 @@ struct Delegate {
   std::unique_ptr<size_t[]> value_nbytes;
   /// Intermediates handed between steps, one buffer each.
   std::unique_ptr<std::unique_ptr<uint8_t[]>[]> buffers;
+  /// Per payload value id: its constant bytes (nullptr for a non-constant).
+  std::unique_ptr<const void*[]> value_constant;
   /// Per-channel scales, copied (XNNPACK keeps the pointers).
   std::unique_ptr<std::unique_ptr<float[]>[]> scales;
   std::unique_ptr<Step[]> steps;
@@ -94,8 +96,17 @@ Error define_value(xnn_subgraph_t subgraph, const ValueSource& source, uint32_t 
                    uint32_t external_id, uint32_t flags, uint32_t* xnn_id);
 
 /// Defines node `index` in `subgraph`; `xnn_ids` maps payload value ids to the subgraph's.
-Error define_node(xnn_subgraph_t subgraph, const kiln_xnnpack::XNode& node, size_t index,
-                  const uint32_t* xnn_ids);
+Error define_node(xnn_subgraph_t subgraph, const Delegate& delegate, const kiln_xnnpack::XNode& node,
+                  size_t index, const uint32_t* xnn_ids);
+
+/// A fully connected node with per-channel int8 weights, which this XNNPACK version's
+/// fully connected lacks, as the equivalent 1x1 convolution between two reshapes.
+xnn_status define_fully_connected_qc8(xnn_subgraph_t subgraph, const Delegate& delegate,
+                                      const kiln_xnnpack::XNNFullyConnected& node, float output_min,
+                                      float output_max, const uint32_t* xnn_ids);
+
+/// The tensor of payload value `id` (ids are checked at init).
+const kiln_xnnpack::XNNTensorValue& tensor(const Delegate& delegate, uint32_t id);
 
 }  // namespace xnnpack
 }  // namespace kiln

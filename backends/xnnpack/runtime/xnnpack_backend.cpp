@@ -56,8 +56,9 @@ Error index_values(Delegate& d) {
   d.value_data = make_array<void*>(d.num_values);
   d.buffers = make_array<std::unique_ptr<uint8_t[]>>(d.num_values);
   d.scales = make_array<std::unique_ptr<float[]>>(d.num_values);
+  d.value_constant = make_array<const void*>(d.num_values);
   auto seen = make_array<bool>(d.num_values);
-  if (!d.value_position || !d.value_nbytes || !d.value_data || !d.buffers || !d.scales || !seen) {
+  if (!d.value_position || !d.value_nbytes || !d.value_data || !d.buffers || !d.scales || !d.value_constant || !seen) {
     return Error::MemoryAllocationFailed;
   }
   for (uint32_t i = 0; i < d.num_values; ++i) {
@@ -100,9 +101,6 @@ Error index_values(Delegate& d) {
   return Error::Ok;
 }
 
-const kiln_xnnpack::XNNTensorValue& tensor(const Delegate& d, uint32_t id) {
-  return *tensor_of(*d.graph->xvalues()->Get(d.value_position[id]));
-}
 
 bool is_constant(const Delegate& d, uint32_t id) { return tensor(d, id).constant_buffer_idx() != 0; }
 
@@ -234,7 +232,7 @@ Error build_runtime(Delegate& d, const ValueSource& source, const size_t* step_o
     error = define_value(subgraph, source, v, external, flags, &xnn_ids[v]);
   }
   for (uint32_t k = 0; k < nodes->size() && error == Error::Ok; ++k) {
-    if (step_of_node[k] == s) error = define_node(subgraph, *nodes->Get(k), k, xnn_ids);
+    if (step_of_node[k] == s) error = define_node(subgraph, d, *nodes->Get(k), k, xnn_ids);
   }
   if (error == Error::Ok) {
     const xnn_status status = xnn_create_runtime_v2(subgraph, d.threadpool, 0, &step.runtime);
