@@ -1,12 +1,14 @@
 """Runs inside ExecuTorch's venv (KILN_EXECUTORCH_PYTHON): ExecuTorch makes XNNPACK-delegated
 programs for Kiln's tests and runs them with its own runtime, the reference.
 
-    make MODEL.pt2 INPUTS.npz OUT.pte fp32|int8 OUTPUTS.npz
+    make DIR NAME FLAVOUR [NAME FLAVOUR ...]
 
-exports the saved ExportedProgram with ExecuTorch's XnnpackPartitioner (int8: quantized
-first with its XNNPACKQuantizer, symmetric, per-channel weights, calibrated on the inputs),
-writes the program, runs it on the inputs in ExecuTorch's runtime and saves the outputs
-(arrays out0, out1, ...). The inputs are arrays in0, in1, ...
+For each NAME and FLAVOUR (fp32 or int8): exports the ExportedProgram DIR/NAME.pt2 with
+ExecuTorch's XnnpackPartitioner (int8: quantized first with its XNNPACKQuantizer,
+symmetric, per-channel weights, calibrated on the inputs), writes DIR/NAME_FLAVOUR.pte,
+runs it on the inputs in ExecuTorch's runtime and saves the outputs in
+DIR/NAME_FLAVOUR_expected.npz (arrays out0, out1, ...). The inputs are DIR/NAME_inputs.npz
+(arrays in0, in1, ...). One process for all: ExecuTorch takes seconds to import.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def _quantize(exported: torch.export.ExportedProgram, inputs: tuple[torch.Tensor
     return convert_pt2e(prepared)
 
 
-def make(model_path: str, inputs_path: str, out_pte: str, flavour: str, outputs_path: str) -> int:
+def make(model_path: str, inputs_path: str, out_pte: str, flavour: str, outputs_path: str) -> None:
     from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
     from executorch.exir import to_edge_transform_and_lower
     from executorch.extension.pybindings import portable_lib
@@ -51,14 +53,18 @@ def make(model_path: str, inputs_path: str, out_pte: str, flavour: str, outputs_
     module = portable_lib._load_for_executorch_from_buffer(program.buffer)
     outputs = module.forward(list(inputs))
     np.savez(outputs_path, **{f"out{index}": out.numpy() for index, out in enumerate(outputs)})
-    return 0
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) == 6 and argv[0] == "make":
-        return make(*argv[1:])
-    print(__doc__, file=sys.stderr)
-    return 2
+    if len(argv) < 4 or argv[0] != "make" or len(argv) % 2 != 0:
+        print(__doc__, file=sys.stderr)
+        return 2
+    folder = argv[1]
+    for name, flavour in zip(argv[2::2], argv[3::2]):
+        base = f"{folder}/{name}"
+        make(f"{base}.pt2", f"{base}_inputs.npz", f"{base}_{flavour}.pte", flavour,
+             f"{base}_{flavour}_expected.npz")
+    return 0
 
 
 if __name__ == "__main__":
