@@ -112,3 +112,39 @@ def test_payload_has_executorch_xnnpack_header(compiled: dict) -> None:
     assert blob[flatbuffer_offset + 4:flatbuffer_offset + 8] == b"XN01"
     assert constants_offset % 16 == 0 and constants_offset + constants_size == len(blob)
     assert constants_size >= (8 * 4 * 3 * 3 + 8) * 4  # the fp32 weights and bias
+
+
+KILN_RUNTIME_CASES = ["conv2d", "depthwise_conv2d", "linear", "add_relu", "scale_shift_constants", "hardswish",
+                      "max_pool2d", "global_average", "mean_hw", "softmax", "pad", "batch_norm", *programs.ZOO_MODELS]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("flavour", FLAVOURS)
+@pytest.mark.parametrize("name", KILN_RUNTIME_CASES)
+def test_kiln_runtime_matches_executorch(compiled: dict, name: str, flavour: str, threads: int) -> None:
+    """Kiln's runtime (its XnnpackBackend) runs the same program as ExecuTorch's, with the same
+    outputs: bit-exact in int8, within float rounding (XNNPACK versions differ) in fp32."""
+    from kiln.runtime import Runtime
+
+    item = compiled[f"{name}_{flavour}"]
+    reference = _ran(item)
+    method = Runtime().load_program(item.program.to_bytes()).load_method("forward", threads=threads)
+    outputs = [np.asarray(o) for o in method.execute(list(item.inputs))]
+    for got, expected in zip(outputs, reference):
+        assert got.shape == expected.shape and got.dtype == expected.dtype
+        if flavour == "int8":
+            np.testing.assert_array_equal(got, expected)
+        else:
+            assert programs.max_relative_error(got, expected) <= 1e-5, item.key
+
+
+def test_kiln_runtime_runs_int8_program_with_cpu_parts(compiled: dict) -> None:
+    """The int8 program whose concatenate and tanh stay on the portable kernels (ExecuTorch's
+    pybindings lack those quantized CPU kernels, Kiln's runtime has them)."""
+    from kiln.runtime import Runtime
+
+    item = compiled["cat_tanh_int8"]
+    method = Runtime().load_program(item.program.to_bytes()).load_method("forward")
+    got = np.asarray(method.execute(list(item.inputs))[0])
+    steps = float(np.abs(got.astype(np.float64) - item.expected[0]).max()) / item.output_scale
+    assert got.shape == item.expected[0].shape and steps <= 1 + 1e-3
