@@ -128,17 +128,21 @@ class Lowering:
 
     # ------------------------------------------------------------------ driver
     def run(self) -> Graph:
+        # Constants first: a node may fold one that comes after it (a batch norm's statistics).
         for node in self.graph_module.graph.nodes:
-            if node.op == "get_attr":
+            if node.op == "get_attr" or (
+                node.op == "call_function" and all(n in self.constants for n in node.all_input_nodes)
+            ):
                 self.constants.add(node)
-            elif node.op == "placeholder":
+        for node in self.graph_module.graph.nodes:
+            if node in self.constants:
+                continue
+            if node.op == "placeholder":
                 self._input(node)
             elif node.op == "output":
                 self._outputs(node)
             elif node in self.env:
                 continue
-            elif all(n in self.constants for n in node.all_input_nodes):
-                self.constants.add(node)
             elif node.target is operator.getitem:
                 raise XnnpackLoweringError(node.name, "selects an output XNNPACK does not produce")
             else:
@@ -293,7 +297,7 @@ class Lowering:
         plan = self.plan(node, [source], result=result)
         quantized = plan.quant is not None and weight.quantized
         if not quantized:
-            plan = self.plan_fp32(node, plan)
+            plan = self.plan_fp32(plan)
         x = self._operand(source, quantized)
         out_channels, group_in, kernel_h, kernel_w = weight.data.shape
         depthwise = group_in == 1 and groups > 1 and groups == x.shape[1]
@@ -310,7 +314,8 @@ class Lowering:
             input1_id=x.id, filter_id=filter_id, bias_id=bias_id, output_id=out.id, flags=0,
         )
 
-    def plan_fp32(self, node: torch.fx.Node, plan: Plan) -> Plan:
+    @staticmethod
+    def plan_fp32(plan: Plan) -> Plan:
         """``plan`` without int8: the quantize after the node becomes a conversion."""
         if plan.quant is None:
             return plan
@@ -351,7 +356,7 @@ class Lowering:
         plan = self.plan(node, [source])
         quantized = plan.quant is not None and weight.quantized
         if not quantized:
-            plan = self.plan_fp32(node, plan)
+            plan = self.plan_fp32(plan)
         x = self._operand(source, quantized)
         out_channels = weight.data.shape[0]
         filter_id = self._weight(weight, quantized, 0, out_channels)
@@ -369,14 +374,10 @@ class Lowering:
             return
         plan = self.plan(node, tensors)
         quantized = plan.quant is not None
-        out_shape = shape_of(node)
-        ids = [self._binary_operand(a, quantized, out_shape) for a in node.args[:2]]  # type: ignore[arg-type]
+        ids = [self._operand(a, quantized).id for a in node.args[:2]]
         out = self._result(node, plan)
         self.graph.add_node(BINARY_KINDS[operator_base_name(node)], output_min_max=plan.bounds,
                             input1_id=ids[0], input2_id=ids[1], output_id=out.id, flags=0)
-
-    def _binary_operand(self, argument: Any, quantized: bool, out_shape: tuple[int, ...]) -> int:
-        return self._operand(argument, quantized).id
 
     def _binary_with_constant(self, node: torch.fx.Node, tensor: torch.fx.Node) -> None:
         """``x op c`` with a per-channel (or scalar) constant ``c``, as a 1x1 depthwise
@@ -400,7 +401,7 @@ class Lowering:
 
     def _channel_affine(self, node: torch.fx.Node, source: torch.fx.Node, scale: torch.Tensor,
                         shift: torch.Tensor, result: torch.fx.Node) -> None:
-        plan = self.plan_fp32(node, self.plan(node, [source], result=result))
+        plan = self.plan_fp32(self.plan(node, [source], result=result))
         x = self.fp32(source)
         channels = int(scale.numel())
         filter_id = self._constant_value(scale.reshape(1, 1, 1, channels), Datatype.FP32)
