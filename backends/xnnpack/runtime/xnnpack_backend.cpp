@@ -153,6 +153,7 @@ Result<size_t> assign_steps(const Delegate& d, size_t* step_of_node) {
     NodeIo io;
     KILN_TRY(node_io(*nodes->Get(k), k, &io));
     KILN_TRY(check_ids(d, io, k));
+    KILN_TRY(check_node_shapes(d, *nodes->Get(k), k));
     const bool transpose = nodes->Get(k)->xnode_union_type() == NodeUnion::XNNStaticTranspose;
     if (transpose || !open_run) ++steps;
     open_run = !transpose;
