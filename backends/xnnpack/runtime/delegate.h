@@ -105,6 +105,10 @@ xnn_status define_fully_connected_qc8(xnn_subgraph_t subgraph, const Delegate& d
                                       const kiln_xnnpack::XNNFullyConnected& node, float output_min,
                                       float output_max, const uint32_t* xnn_ids);
 
+/// DelegateInvalidCompatibility (logged) unless node `index`'s output shape is the one its
+/// inputs and parameters give (ids checked before).
+Error check_node_shapes(const Delegate& delegate, const kiln_xnnpack::XNode& node, size_t index);
+
 /// The tensor of payload value `id` (ids are checked at init).
 const kiln_xnnpack::XNNTensorValue& tensor(const Delegate& delegate, uint32_t id);
 

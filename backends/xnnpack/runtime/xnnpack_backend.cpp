@@ -153,6 +153,7 @@ Result<size_t> assign_steps(const Delegate& d, size_t* step_of_node) {
     NodeIo io;
     KILN_TRY(node_io(*nodes->Get(k), k, &io));
     KILN_TRY(check_ids(d, io, k));
+    KILN_TRY(check_node_shapes(d, *nodes->Get(k), k));
     const bool transpose = nodes->Get(k)->xnode_union_type() == NodeUnion::XNNStaticTranspose;
     if (transpose || !open_run) ++steps;
     open_run = !transpose;
@@ -270,6 +271,31 @@ Error plan(Delegate& d, const ValueSource& source) {
     }
     if (nodes->Get(k)->xnode_union_type() == NodeUnion::XNNStaticTranspose) {
       KILN_TRY_ASSIGN(d.steps[s].permute, plan_permute(d, *nodes->Get(k)->xnode_union_as_XNNStaticTranspose(), k));
+    }
+  }
+  // XNNPACK drops a node whose output nobody reads, and this version then trips over it:
+  // every node output must be read by a later node or be a graph output.
+  const auto* outputs = d.graph->output_ids();
+  if (outputs == nullptr || outputs->size() == 0) {
+    KILN_LOG(Error, "XNNPACK graph has no outputs");
+    return Error::DelegatePayloadBadIo;
+  }
+  auto read = make_array<bool>(d.num_values);
+  if (!read) return Error::MemoryAllocationFailed;
+  for (uint32_t k = 0; k < nodes->size(); ++k) {
+    NodeIo io;
+    KILN_TRY(node_io(*nodes->Get(k), k, &io));
+    for (size_t i = 0; i < io.num_inputs; ++i) if (io.inputs[i] != kNoValue) read[io.inputs[i]] = true;
+  }
+  for (uint32_t k = 0; k < nodes->size(); ++k) {
+    NodeIo io;
+    KILN_TRY(node_io(*nodes->Get(k), k, &io));
+    for (size_t i = 0; i < io.num_outputs; ++i) {
+      if (!read[io.outputs[i]] && !is_graph_io(d, io.outputs[i])) {
+        KILN_LOG(Error, "XNNPACK node %u writes value %u, which nothing reads and is not a graph output",
+                 k, io.outputs[i]);
+        return Error::DelegatePayloadBadIo;
+      }
     }
   }
   // Intermediates handed between steps get a buffer of their own.

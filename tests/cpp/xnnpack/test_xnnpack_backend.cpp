@@ -132,6 +132,33 @@ TEST_F(XnnpackBackendTest, RunsStaticTransposesBetweenXnnpackRuntimes) {
   backend_.destroy(*handle);
 }
 
+TEST_F(XnnpackBackendTest, RunsAConvolutionAndAPoolingLikeTheirDefinitions) {
+  auto handle = init(kiln_test::conv_pool_payload());
+  ASSERT_TRUE(handle.ok()) << kiln::error_name(handle.error());
+  FloatTensor in({1, 4, 4, 2});
+  FloatTensor out({1, 2, 2, 3});
+  for (size_t i = 0; i < in.data.size(); ++i) in.data[i] = static_cast<float>((i * 7) % 11) - 5.0f;
+  ASSERT_EQ(run(*handle, in, out), Error::Ok);
+  const float filter[3][2] = {{1, -1}, {0.5f, 0.5f}, {2, 0}};
+  const float bias[3] = {0.25f, 0, -1};
+  for (size_t y = 0; y < 2; ++y) {
+    for (size_t x = 0; x < 2; ++x) {
+      for (size_t c = 0; c < 3; ++c) {
+        float best = -1e30f;
+        for (size_t dy = 0; dy < 2; ++dy) {
+          for (size_t dx = 0; dx < 2; ++dx) {
+            const float* px = &in.data[((2 * y + dy) * 4 + (2 * x + dx)) * 2];
+            const float v = px[0] * filter[c][0] + px[1] * filter[c][1] + bias[c];
+            best = v > best ? v : best;
+          }
+        }
+        EXPECT_FLOAT_EQ(out.data[(y * 2 + x) * 3 + c], best) << y << "," << x << "," << c;
+      }
+    }
+  }
+  backend_.destroy(*handle);
+}
+
 TEST_F(XnnpackBackendTest, TensorsOfTheWrongSizeAreRefusedAtExecute) {
   auto handle = init(kiln_test::add_constant_payload());
   ASSERT_TRUE(handle.ok());
@@ -210,7 +237,9 @@ TEST_F(XnnpackBackendTest, ByteFlipsAreErrorsNotCrashes) {
   for (const auto& [payload, in_shape, out_shape] :
        {std::make_tuple(kiln_test::add_constant_payload(), std::vector<int32_t>{2, 3}, std::vector<int32_t>{2, 3}),
         std::make_tuple(kiln_test::transpose_add_payload(), std::vector<int32_t>{2, 3, 4},
-                        std::vector<int32_t>{4, 2, 3})}) {
+                        std::vector<int32_t>{4, 2, 3}),
+        std::make_tuple(kiln_test::conv_pool_payload(), std::vector<int32_t>{1, 4, 4, 2},
+                        std::vector<int32_t>{1, 2, 2, 3})}) {
     size_t initialized = 0;
     for (size_t i = 0; i < payload.size(); ++i) {
       for (const uint8_t mask : {uint8_t{0xFF}, uint8_t{0x01}, uint8_t{0x80}}) {

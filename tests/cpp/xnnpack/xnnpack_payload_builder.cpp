@@ -36,6 +36,11 @@ void XnnGraphBuilder::concatenate(uint32_t a, uint32_t b, uint32_t out) {
   nodes_.push_back(CreateXNode(fbb_, NodeUnion::XNNConcatenate2, body.Union()));
 }
 
+void XnnGraphBuilder::max_pool(uint32_t in, uint32_t out, uint32_t size) {
+  auto body = Create_XNNPooling2D(fbb_, 0, 0, 0, 0, size, size, size, size, 1, 1, in, out, 0);
+  nodes_.push_back(CreateXNode(fbb_, NodeUnion::XNNMaxPooling2d, body.Union()));
+}
+
 std::vector<uint8_t> XnnGraphBuilder::payload(const std::vector<uint32_t>& inputs,
                                               const std::vector<uint32_t>& outputs,
                                               const std::vector<uint8_t>& constant_data) {
@@ -88,6 +93,29 @@ std::vector<uint8_t> transpose_add_payload() {
   b.transpose(0, 1, {2, 0, 1});
   b.binary(NodeUnion::XNNAdd, 1, 1, 2);
   return b.payload({0}, {2}, {});
+}
+
+std::vector<uint8_t> conv_pool_payload() {
+  XnnGraphBuilder b;
+  b.value({0, {1, 4, 4, 2}});
+  b.value({1, {3, 1, 1, 2}, 1});
+  b.value({2, {3}, 2});
+  b.value({3, {1, 4, 4, 3}});
+  b.value({4, {1, 2, 2, 3}});
+  b.conv(0, 1, 2, 3, 1, 2, 3);
+  b.max_pool(3, 4, 2);
+  b.constant({0, 24, ""});
+  b.constant({32, 12, ""});
+  std::vector<uint8_t> data(48);
+  const float filter[6] = {1, -1, 0.5f, 0.5f, 2, 0};
+  const float bias[3] = {0.25f, 0, -1};
+  std::memcpy(data.data(), filter, sizeof(filter));
+  std::memcpy(data.data() + 32, bias, sizeof(bias));
+  return b.payload({0}, {4}, data);
+}
+
+std::vector<std::vector<uint8_t>> example_payloads() {
+  return {add_constant_payload(), transpose_add_payload(), conv_pool_payload()};
 }
 
 }  // namespace kiln_test

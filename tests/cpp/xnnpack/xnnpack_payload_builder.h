@@ -31,6 +31,7 @@ class XnnGraphBuilder {
   void conv(uint32_t in, uint32_t filter, uint32_t bias, uint32_t out, uint32_t kernel, uint32_t in_ch,
             uint32_t out_ch);
   void concatenate(uint32_t a, uint32_t b, uint32_t out);
+  void max_pool(uint32_t in, uint32_t out, uint32_t size);
   /// Constant table entry i+1 (entry 0 is the "not a constant" placeholder).
   void constant(const XnnConstant& c) { constants_.push_back(c); }
   /// The payload: 30-byte header, the flatbuffer, then `constant_data`.
@@ -46,6 +47,11 @@ class XnnGraphBuilder {
 
 /// input [2,3] + constant [2,3] (floats 1..6, in the payload's constant data) = output.
 std::vector<uint8_t> add_constant_payload();
+/// NHWC input [1,4,4,2] -> 1x1 convolution to 3 channels (constant filter, bias) ->
+/// 2x2 max pooling: output [1,2,2,3].
+std::vector<uint8_t> conv_pool_payload();
+/// The payloads above, for fuzz seeds.
+std::vector<std::vector<uint8_t>> example_payloads();
 /// input [2,3,4] transposed by (2,0,1) to [4,2,3], added to itself: output [4,2,3].
 std::vector<uint8_t> transpose_add_payload();
 
