@@ -7,6 +7,8 @@ and the ``compile_spec`` it was made for. A subgraph the backend rejects (a
 :class:`kiln.KilnError`) is cut in two by the partitioner's optional
 ``split(partition, graph_module, constants, report, reason) -> list[Partition]`` and each part tried
 again; what cannot be cut stays on the CPU with the backend's reason in the report.
+A partitioner with ``channels_last_io = True`` (XNNPACK) gets NHWC 4-D delegate inputs and
+outputs, with CPU permutes around each delegate call (:func:`permute_rank4_io`).
 """
 
 from __future__ import annotations
