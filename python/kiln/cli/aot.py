@@ -1,12 +1,15 @@
 """``kiln-aot`` (also ``python -m kiln.aot_compiler``): compile a PyTorch model to a .pte.
 
-Three flows:
+Four flows:
 
 * fp32 CPU (default): export -> core ATen -> out-variant calls -> memory planning -> .pte
   run by Kiln's portable kernels (``--evaluate`` runs it on Kiln's runtime).
 * ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels.
+* ``--quantize --target cortex-m55`` (or -m4, -m7, -m33, -m85): int8 for CMSIS-NN's
+  arithmetic, lowered to the ``cortex_m::`` kernels (kiln.backends.cortex_m).
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
-  (TOSA -> Vela); ``--evaluate`` checks them with the TOSA reference model.
+  (TOSA -> Vela); ``--evaluate`` checks them with the TOSA reference model. What stays on
+  the CPU runs on ``cortex_m::`` kernels where they have the operator.
 
 Every failure ends in one line on stderr (kiln.cli.errors): exit 2 for the user's errors
 (flags, model, files), 1 for an evaluation over its limit or an internal error;
@@ -23,7 +26,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+from dataclasses import dataclass
+
+from kiln.backends.arm.compile_spec import CORTEX_M_TARGETS, DEFAULT_TARGET, is_cortex_m_name
 
 if TYPE_CHECKING:
     import torch
@@ -36,6 +41,7 @@ DEFAULT_CALIBRATION_SAMPLES = 8
 EPILOG = """examples:
   kiln-aot --model_name mv2 --output mv2.pte --evaluate
   kiln-aot --model_name mv2 --quantize --delegate --target ethos-u55-128 --intermediates out/ --evaluate
+  kiln-aot --model_name mv2 --quantize --target cortex-m55 --evaluate
   kiln-aot --model_name my_net.py:MyNet --output my_net.pte --intermediates out/my_net
 """
 
@@ -61,7 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "the rest stays on the CPU, each node with its reason in the report")
     parser.add_argument("--target", "-t",
                         help="Ethos-U target for --delegate: ethos-u55-32/64/128/256, ethos-u65-256/512, "
-                             f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET})")
+                             f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET}); or a CPU without NPU "
+                             f"for --quantize: {', '.join(CORTEX_M_TARGETS)} (int8 on the cortex_m:: kernels)")
     parser.add_argument("--system_config",
                         help="Vela system configuration for --delegate (default: derived from the target)")
     parser.add_argument("--memory_mode",
@@ -97,6 +104,31 @@ def _model_names() -> str:
     import kiln.models
 
     return ", ".join(kiln.models.names())
+
+
+@dataclass(frozen=True)
+class CortexMTarget:
+    """An int8 program for the cortex_m:: kernels of a CPU without NPU."""
+
+    target: str
+
+
+def _check_cortex_m(args: argparse.Namespace) -> CortexMTarget:
+    from kiln import KilnError
+    from kiln.backends.cortex_m import check_cortex_m_target
+
+    target = check_cortex_m_target(args.target.strip().lower())
+    if args.delegate:
+        raise KilnError(f"--delegate needs an Ethos-U target: {target} has no NPU (leave out --delegate to run the "
+                        "int8 program on its cortex_m:: kernels)")
+    if not args.quantize:
+        raise KilnError(f"--target {target} compiles int8 programs for the cortex_m:: kernels: add --quantize")
+    for name in ("system_config", "memory_mode"):
+        if getattr(args, name) is not None:
+            raise KilnError(f"--{name} applies to Ethos-U targets, not to {target}")
+    if args.nhwc_io or args.per_layer:
+        raise KilnError(f"--{'nhwc_io' if args.nhwc_io else 'per-layer'} applies to Ethos-U delegates, not to {target}")
+    return CortexMTarget(target)
 
 
 class _Progress:
@@ -186,6 +218,8 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
     if not kiln.models.is_model_file(args.model_name):
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
+    if args.target is not None and is_cortex_m_name(args.target):
+        return _check_cortex_m(args)
     if args.delegate and not args.quantize:
         raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
     if args.calibration_samples < 1:
@@ -211,6 +245,8 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
 def _default_output(args: argparse.Namespace, spec: Any) -> Path:
     stem = Path(args.model_name.split(":")[-1]).stem
+    if isinstance(spec, CortexMTarget):
+        return Path(f"{stem}_{spec.target}.pte")
     if args.delegate:
         return Path(f"{stem}_{spec.target}.pte")
     return Path(f"{stem}_int8.pte" if args.quantize else f"{stem}.pte")
@@ -266,9 +302,16 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
 
 def _quantize(model, inputs, spec, count: int):
     import kiln
-    from kiln.backends.arm import EthosUQuantizer
 
-    return kiln.quantize(model, inputs, EthosUQuantizer(spec), calibration_samples(inputs, count), progress=False)
+    if isinstance(spec, CortexMTarget):
+        from kiln.backends.cortex_m import CortexMQuantizer
+
+        quantizer = CortexMQuantizer(spec.target)
+    else:
+        from kiln.backends.arm import EthosUQuantizer
+
+        quantizer = EthosUQuantizer(spec)
+    return kiln.quantize(model, inputs, quantizer, calibration_samples(inputs, count), progress=False)
 
 
 def _compile_summary(program, output: Path) -> list[str]:
@@ -315,10 +358,17 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         from kiln.backends.arm.partitioner import EthosUPartitioner
 
         partitioner = EthosUPartitioner(spec, nhwc_io=args.nhwc_io)
+    cortex_m = None
+    if isinstance(spec, CortexMTarget) or args.delegate:
+        from kiln.backends.cortex_m import CortexMLowering
+
+        cortex_m = CortexMLowering()
     what = f"partitioning for {spec.target}, TOSA + Vela per subgraph, " if args.delegate else ""
+    what += "cortex_m:: " if cortex_m is not None else ""
     with progress.step(f"exporting, {what}lowering, planning memory"):
         program = kiln.export(quantized if quantized is not None else model, inputs, partitioner=partitioner,
-                              plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io)
+                              plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io,
+                              cpu_lowering=cortex_m)
     with progress.step(f"writing {output}"):
         output.parent.mkdir(parents=True, exist_ok=True)
         program.save(output)
@@ -370,6 +420,9 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         if worst > limit:
             print(f"error: Kiln's output differs from the reference by {worst:.2e} (limit {limit:g})", file=sys.stderr)
             status = 1
+    if cortex_m is not None and cortex_m.report is not None:
+        where = "the CPU part: " if args.delegate else ""
+        print(f"cortex_m: {where}{cortex_m.report.line()}")
     print("\n".join(_compile_summary(program, output)))
     return status
 

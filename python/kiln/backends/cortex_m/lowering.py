@@ -224,8 +224,7 @@ def _avg_pool_window(node: Node) -> Optional[tuple[list[int], list[int], list[in
                 True if args[5] is None else bool(args[5]))
     if node.target is aten._adaptive_avg_pool2d.default and list(node.args[1]) == [1, 1]:
         return [h, w], [h, w], [0, 0], False, False
-    if node.target is aten.mean.dim and len(node.args) >= 3 and node.args[2] is True and \
-            sorted(d % 4 for d in node.args[1]) == [2, 3]:
+    if node.target is aten.mean.dim and sorted(d % 4 for d in node.args[1]) == [2, 3]:
         return [h, w], [h, w], [0, 0], False, False
     return None
 
@@ -236,6 +235,8 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
     if found is None:
         return False
     kernel, stride, padding, ceil_mode, count_include_pad = window  # type: ignore[misc]
+    if ceil_mode:
+        return False
     source, in_q, out = found
     nhwc = transpose(editor, source, TO_NHWC, out.quantize)
     if count_include_pad and padding != [0, 0]:
@@ -246,12 +247,17 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
                            meta_tensor((n, h + 2 * padding[0], w + 2 * padding[1], c), torch.int8), before=out.quantize)
         padding = [0, 0]
     multiplier, shift = requantize.quantize_multiplier(in_q.scale)
-    n, c, h, w = shape_of(out.quantize)
+    n, c = shape_of(source)[:2]
+    h, w = [(size + 2 * p - k) // s + 1 for size, p, k, s in zip(shape_of(nhwc)[1:3], padding, kernel, stride)]
     args = (nhwc, kernel, stride, padding, ceil_mode, in_q.zero_point, multiplier, shift,
             editor.scratch(1, before=out.quantize))
     result = editor.call(op("quantized_avg_pool2d_nhwc"), args, meta_tensor((n, h, w, c), torch.int8),
                          before=out.quantize, like=node)
-    _nchw_result(editor, result, out)
+    if len(shape_of(out.quantize)) == 2:  # a mean without keepdim: [N, 1, 1, C] holds [N, C]'s bytes
+        flat = editor.call(aten.view.default, (result, [n, c]), meta_tensor((n, c), torch.int8), before=out.quantize)
+        out.quantize.replace_all_uses_with(flat)
+    else:
+        _nchw_result(editor, result, out)
     return True
 
 
@@ -400,3 +406,26 @@ def lower_nodes(editor: GraphEditor, lowerings: dict[object, Lowering]) -> None:
         lowering = lowerings.get(node.target) if node.op == "call_function" else None
         if lowering is not None and node.users and lowering(editor, node):
             logger.debug("%s -> cortex_m", node.name)
+
+
+def lower_data_movement(editor: GraphEditor, node: Node) -> bool:
+    """A view or copy between a dequantize and a quantize of the same qparams: done on the
+    int8 tensor (a clone disappears, a view stays a view)."""
+    found = int8_inputs(node.args[0])
+    out = quantized_output(node, fuse_clamp=False)
+    if found is None or out is None:
+        return False
+    (source, in_q), = found
+    if (in_q.scale, in_q.zero_point) != (out.qparams.scale, out.qparams.zero_point):
+        return False
+    if node.target is aten.clone.default:
+        out.quantize.replace_all_uses_with(source)
+        return True
+    result = editor.call(node.target, (source, *node.args[1:]), meta_tensor(shape_of(node), torch.int8),
+                         before=out.quantize, like=node)
+    out.quantize.replace_all_uses_with(result)
+    return True
+
+
+OPERATOR_LOWERINGS.update({target: lower_data_movement for target in (
+    aten.view.default, aten._unsafe_view.default, aten.clone.default, aten.alias.default)})

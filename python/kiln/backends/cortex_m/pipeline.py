@@ -23,7 +23,9 @@ from torch.fx import GraphModule
 
 from kiln.backends.cortex_m.graph_edit import GraphEditor
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
+from kiln.backends.cortex_m.graph_edit import QUANTIZE
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
+from kiln.backends.cortex_m.table_regions import lower_table_region
 from kiln.passes.delegation import is_delegate_call
 
 # Calls that reserve memory rather than compute (a kernel's scratch buffer).
@@ -57,6 +59,10 @@ def _report(graph: torch.fx.Graph) -> CortexMReport:
     return report
 
 
+def _placeholders(graph: torch.fx.Graph) -> list[torch.fx.Node]:
+    return [node for node in graph.nodes if node.op == "placeholder"]
+
+
 def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = None
                 ) -> tuple[ExportedProgram, GraphModule, CortexMReport]:
     """A copy of the int8 ``program`` with its quantized patterns as ``cortex_m::`` calls.
@@ -67,11 +73,17 @@ def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = 
     """
     with warnings.catch_warnings():  # torch's pytree warns about its own specs being copied
         warnings.simplefilter("ignore", FutureWarning)
-        program = copy.deepcopy(program)
+        original, program = program, copy.deepcopy(program)
+    # Copying a graph renames placeholders that shadow Python builtins ("input" -> "input_1");
+    # the signature still names them as before.
+    for copied, node in zip(_placeholders(program.graph), _placeholders(original.graph)):
+        copied.name = node.name
     if graph_module is None:
         graph_module = program.graph_module
     editor = GraphEditor(program, graph_module)
     lower_nodes(editor, OPERATOR_LOWERINGS)
+    editor.graph.eliminate_dead_code()
+    lower_nodes(editor, {QUANTIZE: lower_table_region})
     editor.graph.eliminate_dead_code()
     lower_nodes(editor, BOUNDARY_LOWERINGS)
     editor.graph.eliminate_dead_code()
