@@ -374,13 +374,18 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         program.save(output)
         if args.intermediates:
             _write_intermediates(args.intermediates, inputs, reference, program, quantized)
-    results, evaluation = None, None
+    results, evaluation, cortex_m_results = None, None, None
     if args.evaluate:
         if program.compile_report is not None:
             from kiln.export.evaluate import evaluate_delegated
 
             with progress.step("evaluating delegates on the TOSA reference model"):
                 evaluation = evaluate_delegated(quantized, program.compile_report, inputs, reference)
+        elif isinstance(spec, CortexMTarget):
+            from kiln.backends.cortex_m.evaluate import compare_outputs
+
+            with progress.step("evaluating on Kiln's runtime against quantized PyTorch (in LSBs)"):
+                cortex_m_results = compare_outputs(output.read_bytes(), quantized, inputs, reference)
         else:
             expected = reference
             if quantized is not None:
@@ -411,6 +416,8 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         table, files = per_layer
         print(table)
         print("per-layer files: " + ", ".join(str(f) for f in files))
+    for i, comparison in enumerate(cortex_m_results or []):
+        print(comparison.line(i))
     if results is not None:
         worst = max(err for err, _ in results)
         for i, (err, top1) in enumerate(results):

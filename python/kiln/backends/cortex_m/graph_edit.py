@@ -80,6 +80,7 @@ class GraphEditor:
         self.graph_module = graph_module
         self.graph = graph_module.graph
         self._count = 0
+        self._scratch: Optional[Node] = None
         placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
         user_inputs = {s.arg.name for s in program.graph_signature.input_specs if s.kind is InputKind.USER_INPUT}
         self._anchor = next((n for n in placeholders if n.name in user_inputs), None)
@@ -129,10 +130,21 @@ class GraphEditor:
         node.meta["val"] = val
         return node
 
-    def scratch(self, size: int, *, before: Node) -> Node:
-        """An uninitialised planned uint8 buffer of ``size`` bytes (a kernel's scratch memory)."""
-        return self.call(torch.ops.aten.empty.memory_format, ([max(int(size), 1)],),
-                         meta_tensor((max(int(size), 1),), torch.uint8), before=before)
+    def scratch(self, size: int) -> Node:
+        """An uninitialised planned uint8 buffer of at least ``size`` bytes, the kernels'
+        scratch memory: one per graph, as large as the largest need, made before every
+        call (kernels run one at a time, so they can all share it)."""
+        size = max(int(size), 1)
+        if self._scratch is None:
+            first_call = next(n for n in self.graph.nodes if n.op not in ("placeholder",))
+            with self.graph.inserting_before(first_call):
+                self._scratch = self.graph.call_function(torch.ops.aten.empty.memory_format, ([size],),
+                                                         {"dtype": torch.uint8})
+        elif self._scratch.args[0][0] >= size:
+            return self._scratch
+        self._scratch.args = ([size],)
+        self._scratch.meta["val"] = meta_tensor((size,), torch.uint8)
+        return self._scratch
 
     def finish(self) -> None:
         self.graph.eliminate_dead_code()

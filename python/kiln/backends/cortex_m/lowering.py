@@ -104,10 +104,10 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
             out.activation_min, out.activation_max)
     if depthwise:
         args = (nhwc_in, weight_node, bias_node, list(stride), list(padding), list(dilation), out_channels // groups,
-                -in_q.zero_point, out.qparams.zero_point, *tail, editor.scratch(1, before=out.quantize))
+                -in_q.zero_point, out.qparams.zero_point, *tail, editor.scratch(1))
         result = editor.call(op("quantized_depthwise_conv2d_nhwc"), args, val, before=out.quantize, like=node)
     else:
-        scratch = editor.scratch(IM2COL_ROWS * kh * kw * group_channels, before=out.quantize)
+        scratch = editor.scratch(IM2COL_ROWS * kh * kw * group_channels)
         args = (nhwc_in, weight_node, bias_node, list(stride), list(padding), list(dilation), -in_q.zero_point,
                 out.qparams.zero_point, *tail, scratch)
         result = editor.call(op("quantized_conv2d_nhwc"), args, val, before=out.quantize, like=node)
@@ -120,20 +120,29 @@ def lower_linear(editor: GraphEditor, node: Node) -> bool:
     bias_arg, x, wt = node.args if node.target is aten.addmm.default else (None, *node.args)
     if node.kwargs or not isinstance(wt, Node) or wt.target is not aten.permute.default or list(wt.args[1]) != [1, 0]:
         return False
-    inputs = int8_inputs(x)
-    out = quantized_output(node)
+    # A linear layer on more than two dims is view -> addmm -> view in core ATen.
+    flat_in = x if isinstance(x, Node) and x.target is aten.view.default and len(x.users) == 1 else None
+    inputs = int8_inputs(flat_in.args[0] if flat_in is not None else x)
+    reshaped = only_user(node)
+    if flat_in is None or reshaped is None or reshaped.target is not aten.view.default:
+        reshaped = None
+    out = quantized_output(reshaped if reshaped is not None else node)
     weight = _weight(editor, wt.args[0])
-    if inputs is None or out is None or weight is None or len(weight[1]) != 1:
+    if inputs is None or out is None or weight is None or len(weight[1]) != 1 or (flat_in is None) != (reshaped is None):
         return False
     bias = _bias(editor, bias_arg) if bias_arg is not None else None
     if bias_arg is not None and (bias is None or bias.dim() != 1):
         return False
     (source, in_q), = inputs
     multiplier, shift = requantize.quantize_multiplier(in_q.scale * weight[1][0] / out.qparams.scale)
+    # The kernel takes any leading dims: the views around the addmm are not needed.
+    result_shape = shape_of(reshaped if reshaped is not None else node)
+    if result_shape[:-1] != shape_of(source)[:-1]:
+        return False
     args = (source, editor.constant("weight", weight[0]), None if bias is None else editor.constant("bias", bias),
             None, -in_q.zero_point, 0, out.qparams.zero_point, [multiplier], [shift], out.activation_max,
             out.activation_min)
-    result = editor.call(op("quantized_linear"), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize,
+    result = editor.call(op("quantized_linear"), args, meta_tensor(result_shape, torch.int8), before=out.quantize,
                          like=node)
     out.quantize.replace_all_uses_with(result)
     return True
@@ -250,7 +259,7 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
     n, c = shape_of(source)[:2]
     h, w = [(size + 2 * p - k) // s + 1 for size, p, k, s in zip(shape_of(nhwc)[1:3], padding, kernel, stride)]
     args = (nhwc, kernel, stride, padding, ceil_mode, in_q.zero_point, multiplier, shift,
-            editor.scratch(1, before=out.quantize))
+            editor.scratch(1))
     result = editor.call(op("quantized_avg_pool2d_nhwc"), args, meta_tensor((n, h, w, c), torch.int8),
                          before=out.quantize, like=node)
     if len(shape_of(out.quantize)) == 2:  # a mean without keepdim: [N, 1, 1, C] holds [N, C]'s bytes
@@ -287,7 +296,7 @@ def lower_batch_matmul(editor: GraphEditor, node: Node) -> bool:
     multiplier, shift = requantize.quantize_multiplier(qa.scale * qb.scale / out.qparams.scale)
     rhs = transpose(editor, b, [0, 2, 1], out.quantize)
     args = (a, -qa.zero_point, rhs, -qb.zero_point, out.qparams.zero_point, multiplier, shift,
-            editor.scratch(1, before=out.quantize))
+            editor.scratch(1))
     result = editor.call(op("quantized_batch_matmul"), args, meta_tensor(shape_of(node), torch.int8),
                          before=out.quantize, like=node)
     out.quantize.replace_all_uses_with(result)
