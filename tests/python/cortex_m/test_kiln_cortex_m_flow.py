@@ -115,6 +115,8 @@ CASES: dict[str, Case] = {
                          IMAGE, ("quantized_activation",)),
     "attention": Case(Attention, (1, 7, 9), ("quantized_batch_matmul", "softmax", "quantized_linear"), steps=1),
     "pad": Case(lambda: nn.Sequential(nn.Conv2d(5, 3, 1), Padded()), IMAGE, ("pad",)),
+    "pad_one_channel": Case(lambda: nn.Sequential(nn.Conv2d(5, 1, 1), Padded(), nn.Conv2d(1, 4, (4, 3))), IMAGE,
+                            ("pad", "quantized_conv2d_nhwc")),
 }
 
 
@@ -247,3 +249,22 @@ def test_cli_compiles_and_evaluates(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "out" / "smallcnn_cortex-m7.pte").is_file()
     assert "on cortex_m:: kernels" in done.stdout, done.stdout
+
+
+def test_program_reads_as_executorch_program(compiled: dict[str, Compiled], executorch_python: Path,
+                                             tmp_path: Path) -> None:
+    """ExecuTorch's deserializer reads the program, and every cortex_m:: call has the argument
+    count of ExecuTorch's schema. Its Python runtime cannot run it: ExecuTorch 1.5.1's
+    bindings register no cortex_m:: kernels (asserted, so that a release that does shows up)."""
+    import json
+
+    program = kiln.export(compiled["classifier"].quantized, cpu_lowering=CortexMLowering())
+    path = tmp_path / "classifier.pte"
+    program.save(path)
+    done = subprocess.run([str(executorch_python), str(HERE / "executorch_program_check.py"), str(path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-4000:]
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "cortex_m::quantized_conv2d_nhwc.out" in report["operators"], report["operators"]
+    assert report["mismatches"] == []
+    assert report["runtime_cortex_m_kernels"] == [], "ExecuTorch's runtime has cortex_m:: kernels now: run the program"

@@ -223,6 +223,8 @@ def lower_max_pool(editor: GraphEditor, node: Node) -> bool:
 
 def _avg_pool_window(node: Node) -> Optional[tuple[list[int], list[int], list[int], bool, bool]]:
     """kernel, stride, padding, ceil_mode, count_include_pad of an average over windows."""
+    if len(shape_of(node.args[0])) != 4:
+        return None
     h, w = shape_of(node.args[0])[2:]
     if node.target is aten.avg_pool2d.default:
         args = list(node.args) + [None] * (7 - len(node.args))
@@ -251,8 +253,8 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
     if count_include_pad and padding != [0, 0]:
         # The kernel averages only the taps inside the image; PyTorch counts padding as zeros.
         n, h, w, c = shape_of(nhwc)
-        pads = [0, padding[0], padding[1], 0]
-        nhwc = editor.call(op("pad"), (nhwc, pads, pads, in_q.zero_point),
+        pads = pad_arguments(shape_of(nhwc), [0, padding[0], padding[1], 0], [0, padding[0], padding[1], 0])
+        nhwc = editor.call(op("pad"), (nhwc, *pads, in_q.zero_point),
                            meta_tensor((n, h + 2 * padding[0], w + 2 * padding[1], c), torch.int8), before=out.quantize)
         padding = [0, 0]
     multiplier, shift = requantize.quantize_multiplier(in_q.scale)
@@ -303,6 +305,17 @@ def lower_batch_matmul(editor: GraphEditor, node: Node) -> bool:
     return True
 
 
+def pad_arguments(shape: tuple[int, ...], pre: list[int], post: list[int]) -> tuple[list[int], list[int]]:
+    """``cortex_m::pad``'s pads, in memory order, from pads per logical dim (4 entries, the
+    last ``len(shape)`` used). The kernel takes a 4-D tensor whose dims other than 1 are in
+    channels-last order as channels-last (one channel, or one pixel): its pads are then
+    given as N, H, W, C."""
+    order = [0, 2, 3, 1]
+    if len(shape) == 4 and [d for d in order if shape[d] != 1] == [d for d in range(4) if shape[d] != 1]:
+        return [pre[d] for d in order], [post[d] for d in order]
+    return pre, post
+
+
 def lower_pad(editor: GraphEditor, node: Node) -> bool:
     x, pad = node.args[:2]
     value = float(node.args[2]) if len(node.args) > 2 else 0.0
@@ -317,7 +330,7 @@ def lower_pad(editor: GraphEditor, node: Node) -> bool:
     pre, post = [0] * 4, [0] * 4
     for i in range(len(pad) // 2):  # torch lists the last dim's padding first
         pre[3 - i], post[3 - i] = int(pad[2 * i]), int(pad[2 * i + 1])
-    args = (source, pre, post, out.qparams.quantize(value))
+    args = (source, *pad_arguments(shape_of(source), pre, post), out.qparams.quantize(value))
     result = editor.call(op("pad"), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize, like=node)
     out.quantize.replace_all_uses_with(result)
     return True

@@ -63,23 +63,29 @@ def _placeholders(graph: torch.fx.Graph) -> list[torch.fx.Node]:
     return [node for node in graph.nodes if node.op == "placeholder"]
 
 
+def _copy(value, graph_module: GraphModule):
+    """A deep copy of ``value`` (a program or graph module holding ``graph_module``) whose
+    placeholders keep their names: copying renames those that shadow Python builtins
+    ("input" -> "input_1"), and the signature names them as before."""
+    with warnings.catch_warnings():  # torch's pytree warns about its own specs being copied
+        warnings.simplefilter("ignore", FutureWarning)
+        copied = copy.deepcopy(value)
+    copied_module = copied.graph_module if isinstance(copied, ExportedProgram) else copied
+    for new, old in zip(_placeholders(copied_module.graph), _placeholders(graph_module.graph)):
+        new.name = old.name
+    return copied
+
+
 def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = None
                 ) -> tuple[ExportedProgram, GraphModule, CortexMReport]:
     """A copy of the int8 ``program`` with its quantized patterns as ``cortex_m::`` calls.
 
     ``graph_module`` is a rewritten copy of the program's graph (with delegate calls) to
-    lower instead of the program's own; it is changed in place. Returns the program
+    lower instead of the program's own (it is copied, not changed). Returns the program
     (holding the new constants), the lowered graph and where its calls run.
     """
-    with warnings.catch_warnings():  # torch's pytree warns about its own specs being copied
-        warnings.simplefilter("ignore", FutureWarning)
-        original, program = program, copy.deepcopy(program)
-    # Copying a graph renames placeholders that shadow Python builtins ("input" -> "input_1");
-    # the signature still names them as before.
-    for copied, node in zip(_placeholders(program.graph), _placeholders(original.graph)):
-        copied.name = node.name
-    if graph_module is None:
-        graph_module = program.graph_module
+    program = _copy(program, program.graph_module)
+    graph_module = program.graph_module if graph_module is None else _copy(graph_module, graph_module)
     editor = GraphEditor(program, graph_module)
     lower_nodes(editor, OPERATOR_LOWERINGS)
     editor.graph.eliminate_dead_code()
