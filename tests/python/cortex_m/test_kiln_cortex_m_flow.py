@@ -49,6 +49,20 @@ class Product(nn.Module):
         return self.a(x) * self.b(x)
 
 
+class ChannelGate(nn.Module):
+    """Squeeze-and-excitation: a feature map times one sigmoid gate per channel."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(5, 6, 3, padding=1)
+        self.fc = nn.Linear(6, 6)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.conv(x)
+        gate = torch.sigmoid(self.fc(y.mean(dim=(2, 3)))).reshape(1, 6, 1, 1)
+        return torch.relu(y * gate)
+
+
 class Attention(nn.Module):
     """Batch matmul of two projections, then a softmax over the last dim."""
 
@@ -86,6 +100,9 @@ class Case:
     shape: tuple[int, ...]
     operators: tuple[str, ...]  # cortex_m:: operators the program must call
     steps: int = 0  # allowed difference from ExecuTorch's reference, in output steps
+    # ExecuTorch's reference quantized_mul takes a per-channel gate only for channels-last
+    # NCHW tensors; Kiln's graph multiplies an NHWC feature map, which its assert refuses.
+    executorch_reference: bool = True
 
 
 CASES: dict[str, Case] = {
@@ -113,6 +130,7 @@ CASES: dict[str, Case] = {
                        steps=1),
     "sigmoid_tanh": Case(lambda: nn.Sequential(nn.Conv2d(5, 4, 1), nn.Sigmoid(), nn.Conv2d(4, 4, 1), nn.Tanh()),
                          IMAGE, ("quantized_activation",)),
+    "channel_gate": Case(ChannelGate, IMAGE, ("quantized_mul", "quantized_activation"), executorch_reference=False),
     "attention": Case(Attention, (1, 7, 9), ("quantized_batch_matmul", "softmax", "quantized_linear"), steps=1),
     "pad": Case(lambda: nn.Sequential(nn.Conv2d(5, 3, 1), Padded()), IMAGE, ("pad",)),
     "pad_one_channel": Case(lambda: nn.Sequential(nn.Conv2d(5, 1, 1), Padded(), nn.Conv2d(1, 4, (4, 3))), IMAGE,
@@ -188,7 +206,8 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Compiled]:
 def executorch_outputs(compiled: dict[str, Compiled], executorch_python: Path,
                        tmp_path_factory: pytest.TempPathFactory) -> dict[str, torch.Tensor]:
     folder = tmp_path_factory.mktemp("executorch_reference")
-    torch.save({name: _flatten(c) for name, c in compiled.items()}, folder / "graphs.pt")
+    torch.save({name: _flatten(c) for name, c in compiled.items() if CASES[name].executorch_reference},
+               folder / "graphs.pt")
     done = subprocess.run([str(executorch_python), str(REFERENCE_SCRIPT), str(folder / "graphs.pt"),
                            str(folder / "outputs.pt")], capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-4000:]
@@ -209,7 +228,7 @@ def test_lowers_to_cortex_m_operators(compiled: dict[str, Compiled], name: str) 
     assert not float_compute, f"{name}: left in float: {float_compute}"
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", [name for name, case in CASES.items() if case.executorch_reference])
 def test_matches_executorch_reference_operators(compiled: dict[str, Compiled],
                                                 executorch_outputs: dict[str, torch.Tensor], name: str) -> None:
     c = compiled[name]

@@ -48,7 +48,8 @@ def _sink_through_elementwise(editor: GraphEditor) -> bool:
             continue
         sources = [node.args[i] for i in ELEMENTWISE[name]]
         perms = [_perm(s) for s in sources]
-        if perms[0] is None or any(p != perms[0] for p in perms):
+        if perms[0] is None or any(p != perms[0] for p in perms) or \
+                len({shape_of(s) for s in sources}) != 1:  # type: ignore[arg-type]
             continue
         args = list(node.args)
         for i, source in zip(ELEMENTWISE[name], sources):

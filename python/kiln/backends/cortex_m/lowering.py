@@ -165,17 +165,37 @@ def lower_add(editor: GraphEditor, node: Node) -> bool:
     return True
 
 
+def _channel_gate(big: tuple[int, ...], small: tuple[int, ...]) -> bool:
+    """``small`` holds one value per channel of the 4-D ``big`` (a squeeze-and-excitation gate)."""
+    return len(big) == 4 and big[0] == 1 and tuple(small) == (1, big[1], 1, 1)
+
+
 def lower_mul(editor: GraphEditor, node: Node) -> bool:
     inputs = int8_inputs(*node.args[:2]) if len(node.args) == 2 else None
     out = quantized_output(node, fuse_clamp=False)  # the kernel has no activation range
-    if inputs is None or out is None or shape_of(inputs[0][0]) != shape_of(inputs[1][0]):
+    if inputs is None or out is None:
         return False
     (a, qa), (b, qb) = inputs
     multiplier, shift = requantize.quantize_multiplier(qa.scale * qb.scale / out.qparams.scale)
+    if shape_of(a) == shape_of(b):
+        args = (a, qa.zero_point, b, qb.zero_point, out.qparams.zero_point, multiplier, shift)
+        result = editor.call(op("quantized_mul"), args, meta_tensor(shape_of(node), torch.int8),
+                             before=out.quantize, like=node)
+        out.quantize.replace_all_uses_with(result)
+        return True
+    if not (_channel_gate(shape_of(a), shape_of(b)) or _channel_gate(shape_of(b), shape_of(a))):
+        return False
+    # The kernel broadcasts one value per channel along the innermost dim: the feature map
+    # goes NHWC, the gate's C values stay as they are.
+    if _channel_gate(shape_of(a), shape_of(b)):
+        a = transpose(editor, a, TO_NHWC, out.quantize)
+    else:
+        b = transpose(editor, b, TO_NHWC, out.quantize)
+    n, c, h, w = shape_of(node)
     args = (a, qa.zero_point, b, qb.zero_point, out.qparams.zero_point, multiplier, shift)
-    result = editor.call(op("quantized_mul"), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize,
+    result = editor.call(op("quantized_mul"), args, meta_tensor((n, h, w, c), torch.int8), before=out.quantize,
                          like=node)
-    out.quantize.replace_all_uses_with(result)
+    _nchw_result(editor, result, out)
     return True
 
 
