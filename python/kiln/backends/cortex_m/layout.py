@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+import torch
 from torch.fx import Node
 
 from kiln.backends.cortex_m.graph_edit import GraphEditor, meta_tensor, shape_of
 from kiln.backends.cortex_m.ops import op
+
+aten = torch.ops.aten
 
 # Elementwise kernels: operator -> positions of their tensor arguments of the output's shape.
 ELEMENTWISE: dict[str, tuple[int, ...]] = {"quantized_add": (0, 4), "quantized_mul": (0, 2),
@@ -62,6 +65,24 @@ def _sink_through_elementwise(editor: GraphEditor) -> bool:
     return changed
 
 
+_RESHAPES = {aten.view.default, aten.unsqueeze.default, aten.squeeze.dims, aten.squeeze.dim}
+
+
+def _cancel_reshapes(editor: GraphEditor) -> bool:
+    """A reshape of a reshape back to the first one's input shape is that input (the
+    views around 1-D layers computed as 2-D ones)."""
+    changed = False
+    for node in list(editor.graph.nodes):
+        if node.op != "call_function" or node.target not in _RESHAPES or not node.users:
+            continue
+        inner = node.args[0]
+        if isinstance(inner, Node) and inner.op == "call_function" and inner.target in _RESHAPES and \
+                shape_of(inner.args[0]) == shape_of(node):
+            node.replace_all_uses_with(inner.args[0])
+            changed = True
+    return changed
+
+
 def cancel_layout_transposes(editor: GraphEditor) -> None:
-    while _sink_through_elementwise(editor) | _cancel_pairs(editor):
+    while _sink_through_elementwise(editor) | _cancel_pairs(editor) | _cancel_reshapes(editor):
         editor.graph.eliminate_dead_code()

@@ -79,17 +79,27 @@ def _bias(editor: GraphEditor, arg: object) -> Optional[torch.Tensor]:
 
 
 def lower_convolution(editor: GraphEditor, node: Node) -> bool:
+    """A 2-D convolution (1-D ones as 2-D with a height of 1) on NHWC tensors."""
     x, w, b, stride, padding, dilation, transposed, _, groups = node.args
     inputs = int8_inputs(x)
     out = quantized_output(node)
     weight = _weight(editor, w)
-    if inputs is None or out is None or weight is None or transposed or len(shape_of(node)) != 4:
+    rank = len(shape_of(node))
+    if inputs is None or out is None or weight is None or transposed or rank not in (3, 4):
         return False
     bias = _bias(editor, b) if b is not None else None
     if b is not None and bias is None:
         return False
     (source, in_q), = inputs
     values, scales = weight
+    shape = shape_of(node)
+    if rank == 3:
+        n, c, length = shape_of(source)
+        source = editor.call(aten.view.default, (source, [n, c, 1, length]), meta_tensor((n, c, 1, length), torch.int8),
+                             before=out.quantize)
+        values = values.unsqueeze(2)
+        stride, padding, dilation = [1, *stride], [0, *padding], [1, *dilation]
+        shape = (shape[0], shape[1], 1, shape[2])
     out_channels, group_channels, kh, kw = values.shape
     scales = scales * out_channels if len(scales) == 1 else scales
     multipliers, shifts = requantize.per_channel_multipliers([in_q.scale * s / out.qparams.scale for s in scales])
@@ -98,7 +108,7 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
     weight_node = editor.constant("weight", values.permute(1, 2, 3, 0) if depthwise else values.permute(0, 2, 3, 1))
     bias_node = None if bias is None else editor.constant("bias", bias)
     nhwc_in = transpose(editor, source, TO_NHWC, out.quantize)
-    n, c, h, width = shape_of(node)
+    n, c, h, width = shape
     val = meta_tensor((n, h, width, c), torch.int8)
     tail = (editor.constant("multipliers", multipliers), editor.constant("shifts", shifts),
             out.activation_min, out.activation_max)
@@ -111,7 +121,13 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
         args = (nhwc_in, weight_node, bias_node, list(stride), list(padding), list(dilation), -in_q.zero_point,
                 out.qparams.zero_point, *tail, scratch)
         result = editor.call(op("quantized_conv2d_nhwc"), args, val, before=out.quantize, like=node)
-    _nchw_result(editor, result, out)
+    if rank == 3:
+        nchw = transpose(editor, result, TO_NCHW, out.quantize)
+        flat = editor.call(aten.view.default, (nchw, list(shape_of(node))), meta_tensor(shape_of(node), torch.int8),
+                           before=out.quantize)
+        out.quantize.replace_all_uses_with(flat)
+    else:
+        _nchw_result(editor, result, out)
     return True
 
 
@@ -470,4 +486,5 @@ def lower_data_movement(editor: GraphEditor, node: Node) -> bool:
 
 
 OPERATOR_LOWERINGS.update({target: lower_data_movement for target in (
-    aten.view.default, aten._unsafe_view.default, aten.clone.default, aten.alias.default)})
+    aten.view.default, aten._unsafe_view.default, aten.clone.default, aten.alias.default, aten.unsqueeze.default,
+    aten.squeeze.dims, aten.squeeze.dim)})

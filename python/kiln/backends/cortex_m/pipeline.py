@@ -25,6 +25,7 @@ from kiln.backends.cortex_m.graph_edit import GraphEditor
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
 from kiln.backends.cortex_m.graph_edit import QUANTIZE
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
+from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes
 from kiln.backends.cortex_m.table_regions import lower_table_region
 from kiln.passes.delegation import is_delegate_call
 
@@ -87,6 +88,7 @@ def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = 
     program = _copy(program, program.graph_module)
     graph_module = program.graph_module if graph_module is None else _copy(graph_module, graph_module)
     editor = GraphEditor(program, graph_module)
+    move_quantization_across_reshapes(editor)
     lower_nodes(editor, OPERATOR_LOWERINGS)
     editor.graph.eliminate_dead_code()
     lower_nodes(editor, {QUANTIZE: lower_table_region})
