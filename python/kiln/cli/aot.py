@@ -23,10 +23,9 @@ import logging
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from dataclasses import dataclass
 
 from kiln.backends.arm.compile_spec import CORTEX_M_TARGETS, DEFAULT_TARGET, is_cortex_m_name
 
@@ -218,12 +217,12 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
     if not kiln.models.is_model_file(args.model_name):
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
+    if args.calibration_samples < 1:
+        raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
     if args.target is not None and is_cortex_m_name(args.target):
         return _check_cortex_m(args)
     if args.delegate and not args.quantize:
         raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
-    if args.calibration_samples < 1:
-        raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
     if args.nhwc_io and not args.delegate:
         raise KilnError("--nhwc_io only applies with --delegate")
     if args.per_layer and not (args.evaluate and args.quantize):
@@ -245,9 +244,7 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
 def _default_output(args: argparse.Namespace, spec: Any) -> Path:
     stem = Path(args.model_name.split(":")[-1]).stem
-    if isinstance(spec, CortexMTarget):
-        return Path(f"{stem}_{spec.target}.pte")
-    if args.delegate:
+    if isinstance(spec, CortexMTarget) or args.delegate:
         return Path(f"{stem}_{spec.target}.pte")
     return Path(f"{stem}_int8.pte" if args.quantize else f"{stem}.pte")
 

@@ -19,7 +19,7 @@ from kiln.runtime import Runtime
 
 pytestmark = pytest.mark.slow
 
-MODELS = ("smallcnn", "dscnn", "resnet")
+MODELS = ("smallcnn", "dscnn")
 
 
 def _compile(name: str, folder: Path) -> tuple[Path, list[Path], list[Path]]:

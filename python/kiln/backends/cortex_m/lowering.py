@@ -6,7 +6,8 @@ on the int8 tensors, with the requantization parameters CMSIS-NN's arithmetic ne
 they are wrapped in ``cortex_m::transpose`` calls that :mod:`kiln.backends.cortex_m.layout`
 then cancels between neighbouring layers. What has no ``cortex_m::`` form keeps its
 dequantize/quantize pair around a portable float kernel; the remaining quantizes and
-dequantizes themselves become ``cortex_m::`` ones.
+dequantizes themselves become ``cortex_m::`` ones. (Elementwise functions of one int8
+tensor become table lookups: :mod:`kiln.backends.cortex_m.table_regions`.)
 """
 
 from __future__ import annotations
@@ -387,37 +388,6 @@ def lower_permute(editor: GraphEditor, node: Node) -> bool:
     return True
 
 
-# Functions a 256-entry table maps exactly: any unary elementwise op (its other arguments
-# constant). Clamp-like ones appear here when there is no op before them to fuse into.
-TABLE_FUNCTIONS = {
-    aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.hardsigmoid.default, aten.gelu.default,
-    aten.silu.default, aten.elu.default, aten.leaky_relu.default, aten.exp.default, aten.log.default,
-    aten.rsqrt.default, aten.reciprocal.default, aten.relu.default, aten.hardtanh.default, aten.clamp.default,
-    aten.neg.default, aten.abs.default, aten.sqrt.default,
-}
-
-
-def lower_table(editor: GraphEditor, node: Node) -> bool:
-    """An int8 -> int8 unary function as ``cortex_m::quantized_activation`` with a table built
-    by running the function on the 256 dequantized inputs and quantizing as PyTorch does."""
-    found = int8_inputs(node.args[0])
-    out = quantized_output(node, fuse_clamp=False)
-    if found is None or out is None or any(isinstance(a, Node) for a in (*node.args[1:], *node.kwargs.values())):
-        return False
-    (source, in_q), = found
-    levels = torch.arange(-128, 128, dtype=torch.int8)
-    real = torch.ops.quantized_decomposed.dequantize_per_tensor(levels, in_q.scale, in_q.zero_point, in_q.qmin,
-                                                                in_q.qmax, torch.int8)
-    q = out.qparams
-    lut = torch.ops.quantized_decomposed.quantize_per_tensor(node.target(real, *node.args[1:], **node.kwargs),
-                                                             q.scale, q.zero_point, q.qmin, q.qmax, torch.int8)
-    args = (source, editor.constant("lut", lut))
-    result = editor.call(op("quantized_activation"), args, meta_tensor(shape_of(node), torch.int8),
-                         before=out.quantize, like=node)
-    out.quantize.replace_all_uses_with(result)
-    return True
-
-
 def lower_quantize(editor: GraphEditor, node: Node) -> bool:
     if quantize_qparams(node) is None:
         return False
@@ -452,7 +422,6 @@ OPERATOR_LOWERINGS: dict[object, Lowering] = {
     aten.bmm.default: lower_batch_matmul,
     aten.constant_pad_nd.default: lower_pad,
     aten.permute.default: lower_permute,
-    **{target: lower_table for target in TABLE_FUNCTIONS},
 }
 
 #: Lowerings of the quantizes and dequantizes left once the operators are replaced.
