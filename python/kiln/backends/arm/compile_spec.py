@@ -87,7 +87,7 @@ def _did_you_mean(name: str, valid: list[str] | tuple[str, ...]) -> str:
 
 def is_cortex_m_name(name: str) -> bool:
     """True for what reads as a Cortex-M CPU name, valid or not ("cortex-m56", "m55")."""
-    return re.fullmatch(r"(cortex[-_ ]?)?m\s*\d+", name.strip().lower()) is not None or "cortex" in name.lower()
+    return re.match(r"(cortex[-_ ]?)?m\s*\d+", name.strip().lower()) is not None or "cortex" in name.lower()
 
 
 def nearest_cortex_m(name: str) -> str | None:
