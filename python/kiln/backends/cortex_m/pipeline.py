@@ -21,9 +21,8 @@ import torch
 from torch.export import ExportedProgram
 from torch.fx import GraphModule
 
-from kiln.backends.cortex_m.graph_edit import GraphEditor
+from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
-from kiln.backends.cortex_m.graph_edit import QUANTIZE
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
 from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes
 from kiln.backends.cortex_m.table_regions import lower_table_region
