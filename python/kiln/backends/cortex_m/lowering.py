@@ -226,7 +226,7 @@ def _pair(value: object, default: list[int]) -> list[int]:
 def _same_quantization(node: Node, fuse_clamp: bool) -> Optional[tuple[Node, QParams, QuantizedOutput]]:
     """A pooling node's int8 input and output, which must share scale and zero point."""
     inputs = int8_inputs(node.args[0])
-    if inputs is None or len(shape_of(node.args[0])) != 4:
+    if inputs is None or len(shape_of(node.args[0])) not in (3, 4):
         return None
     result = node
     if node.target is aten.max_pool2d_with_indices.default:
@@ -243,7 +243,7 @@ def _same_quantization(node: Node, fuse_clamp: bool) -> Optional[tuple[Node, QPa
 
 def lower_max_pool(editor: GraphEditor, node: Node) -> bool:
     found = _same_quantization(node, fuse_clamp=True)
-    if found is None:
+    if found is None or len(shape_of(node.args[0])) != 4:
         return False
     source, in_q, out = found
     args = list(node.args) + [None] * (6 - len(node.args))
@@ -259,8 +259,13 @@ def lower_max_pool(editor: GraphEditor, node: Node) -> bool:
 
 
 def _avg_pool_window(node: Node) -> Optional[tuple[list[int], list[int], list[int], bool, bool]]:
-    """kernel, stride, padding, ceil_mode, count_include_pad of an average over windows."""
-    if len(shape_of(node.args[0])) != 4:
+    """kernel, stride, padding, ceil_mode, count_include_pad of an average over windows
+    (a mean over the length of a 3-D tensor: over a 1 x length image)."""
+    rank = len(shape_of(node.args[0]))
+    if rank == 3:
+        if node.target is aten.mean.dim and [d % 3 for d in node.args[1]] == [2]:
+            length = shape_of(node.args[0])[2]
+            return [1, length], [1, length], [0, 0], False, False
         return None
     h, w = shape_of(node.args[0])[2:]
     if node.target is aten.avg_pool2d.default:
@@ -286,6 +291,10 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
     if ceil_mode:
         return False
     source, in_q, out = found
+    if len(shape_of(source)) == 3:
+        n, c, length = shape_of(source)
+        source = editor.call(aten.view.default, (source, [n, c, 1, length]), meta_tensor((n, c, 1, length), torch.int8),
+                             before=out.quantize)
     nhwc = transpose(editor, source, TO_NHWC, out.quantize)
     if count_include_pad and padding != [0, 0]:
         # The kernel averages only the taps inside the image; PyTorch counts padding as zeros.
@@ -301,8 +310,9 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
             editor.scratch(1))
     result = editor.call(op("quantized_avg_pool2d_nhwc"), args, meta_tensor((n, h, w, c), torch.int8),
                          before=out.quantize, like=node)
-    if len(shape_of(out.quantize)) == 2:  # a mean without keepdim: [N, 1, 1, C] holds [N, C]'s bytes
-        flat = editor.call(aten.view.default, (result, [n, c]), meta_tensor((n, c), torch.int8), before=out.quantize)
+    if h == w == 1:  # a global pool: [N, 1, 1, C] holds the bytes of [N, C, 1, 1], [N, C] or [N, C, 1]
+        shape = shape_of(out.quantize)
+        flat = editor.call(aten.view.default, (result, list(shape)), meta_tensor(shape, torch.int8), before=out.quantize)
         out.quantize.replace_all_uses_with(flat)
     else:
         _nchw_result(editor, result, out)
