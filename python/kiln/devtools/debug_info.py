@@ -174,11 +174,22 @@ def _has_module(node: Any) -> bool:
     return bool(stack) and bool(str(list(stack.values())[-1][0]))
 
 
+# Nodes that compute nothing of their own: outside any module they stand for their input's.
+_PASS_THROUGH = ("quantize_per_tensor", "quantize_per_channel", "dequantize_per_tensor",
+                 "dequantize_per_channel", "view", "_unsafe_view", "reshape", "squeeze", "unsqueeze",
+                 "flatten", "clone", "alias")
+
+
+def _passes_through(node: Any) -> bool:
+    return getattr(node.target, "__name__", "").split(".")[0] in _PASS_THROUGH
+
+
 def _layer_node(node: Any) -> Any:
-    """The node that names a layer: a quantize node (no module of its own) stands for the
-    operator whose output it quantizes."""
+    """The node that names a layer: a quantize node or a view (no module of its own) stands
+    for the operator whose output it carries; a computing node outside any module (a mean in
+    ``forward``) names itself."""
     seen = 0
-    while node is not None and not _has_module(node) and seen < 8:
+    while node is not None and not _has_module(node) and _passes_through(node) and seen < 8:
         inputs = [a for a in node.args if hasattr(a, "meta")]
         node = inputs[0] if inputs else None
         seen += 1
@@ -192,9 +203,14 @@ def _npu_layers(delegate: Any, nodes: dict[str, Any]) -> tuple[NpuLayerInfo, ...
     if vela is None:
         return ()
     tensor_nodes = getattr(tosa, "tensor_nodes", {}) or {}
+    operator_nodes = getattr(tosa, "operator_nodes", ()) or ()
     layers = []
     for layer in vela.layers:
-        node_name = tensor_nodes.get(layer.name)
+        # The TOSA operator Vela compiled names the layer best; the tensor Vela named the
+        # operation after can belong to a later view (a 1-D convolution's reshapes).
+        source = getattr(layer, "source_operator", -1)
+        node_name = operator_nodes[source] if 0 <= source < len(operator_nodes) else ""
+        node_name = node_name or tensor_nodes.get(layer.name)
         node = nodes.get(node_name) if node_name else None
         node = _layer_node(node) or node
         layers.append(NpuLayerInfo(layer.name, layer.operator, int(layer.cycles), int(layer.macs),

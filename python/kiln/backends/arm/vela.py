@@ -104,6 +104,9 @@ class LayerPerformance:
     ofm_memory: str = ""
     ofm_offset: int = -1
     ofm_format: str = ""
+    # Index of the TOSA operator this operation came from, in the graph's operator order
+    # (-1 when not known: the CLI path).
+    source_operator: int = -1
 
 
 @dataclass
@@ -228,6 +231,9 @@ def _layers_from_database(database: Any) -> list[LayerPerformance]:
         stripes[row.get("scheduled_id", "")] = stripes.get(row.get("scheduled_id", ""), 0) + 1
     shapes = {row["id"]: (int(row["ofm_h"]), int(row["ofm_w"]), int(row["ofm_d"]))
               for row in _rows(database, "source") if {"id", "ofm_h", "ofm_w", "ofm_d"} <= set(row)}
+    # The source table's ext_key is the operator's index in the TOSA graph Vela read.
+    source_operators = {row["id"]: int(row["ext_key"]) for row in _rows(database, "source")
+                        if row.get("ext_key", "").isdigit()}
     places = {row["name"]: (row.get("memory", ""), int(row.get("start_address") or "-1", 0), row.get("format", ""))
               for row in _rows(database, "tensors") if "name" in row}
     layers = []
@@ -235,7 +241,8 @@ def _layers_from_database(database: Any) -> list[LayerPerformance]:
         memory, offset, layout = places.get(row["name"], ("", -1, ""))
         layers.append(LayerPerformance(row["name"], row["operator"], int(row["op_cycles"] or 0),
                                        int(row["mac_count"] or 0), stripes.get(row.get("id", ""), 0),
-                                       shapes.get(row.get("source_id", ""), ()), memory, offset, layout))
+                                       shapes.get(row.get("source_id", ""), ()), memory, offset, layout,
+                                       source_operators.get(row.get("source_id", ""), -1)))
     return layers
 
 

@@ -43,6 +43,12 @@ class TosaBuilder:
         )
         self.op_counts: collections.Counter[str] = collections.Counter()
         self._names: collections.Counter[str] = collections.Counter()
+        # The FX node being lowered, and for each tensor an operator writes the node that was
+        # being lowered then: Vela names an NPU operation after a tensor its fusions may have
+        # moved (a 1-D convolution's output is a later reshape's), but its source operator
+        # still says which TOSA operator, hence which FX node, it came from.
+        self.owner = ""
+        self.producers: dict[str, str] = {}
 
     # ------------------------------------------------------------------ naming
     def unique(self, stem: str) -> str:
@@ -71,6 +77,7 @@ class TosaBuilder:
         array = np.ascontiguousarray(values)
         tosa_type = dtype if dtype is not None else tosa_dtype(array.dtype)
         tensor = self._graph.addConst(list(array.shape), tosa_type, array, name=self.unique(stem))
+        self.producers.setdefault(tensor.name, self.owner)
         return tensor.name
 
     def zero_point(self, value: int, dtype: ts.DType, stem: str) -> str:
@@ -83,6 +90,7 @@ class TosaBuilder:
         """A ``shape_t`` operand (RESHAPE's new shape, PAD's padding, RESIZE's scale ...)."""
         array = np.array([int(v) for v in values], dtype=np.int64)
         tensor = self._graph.addConst([len(values)], ts.DType.SHAPE, array, name=self.unique(stem))
+        self.producers.setdefault(tensor.name, self.owner)
         return tensor.name
 
     # ------------------------------------------------------------------ operators
@@ -112,9 +120,24 @@ class TosaBuilder:
             attribute = default_attribute(op)
         self._graph.addOperator(op, list(inputs), [output], attribute)
         self.op_counts[op.name] += 1
+        self.producers.setdefault(output, self.owner)
 
     def serialize(self) -> bytes:
         return bytes(self._graph.serialize())
+
+    def operator_owners(self, flatbuffer: bytes) -> tuple[str, ...]:
+        """Per operator of the serialized graph, in its order, the FX node that was being
+        lowered when it was emitted ("" for none). Read back from the flatbuffer because the
+        serializer also adds CONST operators of its own."""
+        from tosa.TosaGraph import TosaGraph
+
+        block = TosaGraph.GetRootAs(flatbuffer, 0).Regions(0).Blocks(0)
+        owners = []
+        for index in range(block.OperatorsLength()):
+            operator = block.Operators(index)
+            output = operator.Outputs(0).decode() if operator.OutputsLength() else ""
+            owners.append(self.producers.get(output, ""))
+        return tuple(owners)
 
 
 # Operators whose attribute method name is not the CamelCase of the operator name.

@@ -158,6 +158,7 @@ class _Walker:
         for node in self.ctx.graph_module.graph.nodes:
             if node in self.ctx.consumed:
                 continue
+            self.ctx.builder.owner = node.name
             if node.op == "placeholder":
                 self.placeholder(node)
             elif node.op == "get_attr":
@@ -214,7 +215,8 @@ def lower_to_tosa(
     walker.walk()
     if not walker.outputs:
         raise TosaLoweringError(name, "output", "output", "the subgraph has no outputs")
-    result = TosaSubgraph(name, ctx.builder.serialize(), walker.inputs, walker.outputs,
-                          dict(ctx.builder.op_counts), nhwc_io, _tensor_nodes(ctx))
+    flatbuffer = ctx.builder.serialize()
+    result = TosaSubgraph(name, flatbuffer, walker.inputs, walker.outputs, dict(ctx.builder.op_counts),
+                          nhwc_io, _tensor_nodes(ctx), ctx.builder.operator_owners(flatbuffer))
     logger.debug("%s", result.summary())
     return result

@@ -67,6 +67,8 @@ class TosaSubgraph:
         nhwc_io: the program's boundary tensors are channels-last (no CPU transposes).
         tensor_nodes: TOSA tensor name -> the FX node of the subgraph that produced it
             (for debugging tools: kiln.devtools names NPU operations by layer with it).
+        operator_nodes: per TOSA operator, in graph order, the FX node whose lowering
+            emitted it ("" for none); Vela's per-layer report points at these operators.
     """
 
     name: str
@@ -76,6 +78,7 @@ class TosaSubgraph:
     op_counts: dict[str, int] = field(default_factory=dict)
     nhwc_io: bool = False
     tensor_nodes: dict[str, str] = field(default_factory=dict)
+    operator_nodes: tuple[str, ...] = ()
 
     @property
     def transpose_bytes(self) -> int:
