@@ -10,9 +10,11 @@ set -euo pipefail
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 KILN_VENV="${KILN_VENV:-$KILN_ROOT/.venv}"
 # clang + libclang-rt-14-dev: libFuzzer and the sanitizers for the fuzz preset.
+# libxnnpack-dev + libpthreadpool-dev: the XNNPACK delegate (its header needs pthreadpool.h,
+# which the package does not depend on).
 APT_PACKAGES=(g++ cmake ninja-build libgtest-dev libgmock-dev python3-venv python3-dev
               gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-dev qemu-system-arm
-              clang libclang-rt-14-dev)
+              clang libclang-rt-14-dev libxnnpack-dev libpthreadpool-dev)
 
 log() { printf '\033[1m[kiln setup]\033[0m %s\n' "$*"; }
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every Kiln test: C++ (GoogleTest, consumer project) in the release build and
 # under AddressSanitizer + UndefinedBehaviorSanitizer, the Cortex-M55 firmware tests in
-# QEMU (arm-baremetal preset), the three libFuzzer targets for KILN_FUZZ_SECONDS each
-# (fuzz preset; default 60), then the Python tests (AOT, kernels against eager PyTorch,
-# runtime API, Ethos-U flow and virtual NPU, ExecuTorch 1.5.1 interop).
+# QEMU (arm-baremetal preset), the libFuzzer targets for KILN_FUZZ_SECONDS each
+# (fuzz preset; default 60; the XNNPACK payload's for half of it), then the Python tests
+# (AOT, kernels against eager PyTorch, runtime API, Ethos-U flow and virtual NPU,
+# ExecuTorch 1.5.1 interop and XNNPACK programs).
 # Extra arguments go to pytest (e.g. tools/test.sh -k softmax); KILN_TEST_WORKERS=1 runs
 # the Python tests in one process.
 set -euo pipefail

@@ -28,9 +28,22 @@ struct CompileSpec {
 /// A backend's per-delegate state.
 using DelegateHandle = void;
 
+/// The program's named data: blobs a backend finds by key (for example the weights an
+/// XNNPACK payload refers to by name rather than carrying them itself).
+class NamedDataMap {
+ public:
+  virtual ~NamedDataMap() = default;
+  /// The bytes stored under `key` (`key_length` chars, not NUL-terminated); valid as long
+  /// as the program. NotFound (with a log line) for an unknown key, or the segment's error.
+  virtual Result<Span<const uint8_t>> get(const char* key, size_t key_length) const = 0;
+};
+
 struct BackendInitContext {
   /// Allocator for the handle and anything that lives as long as the method.
   MemoryAllocator* method_allocator;
+  /// The program's named data, during init only (the view itself is not kept; the bytes
+  /// it returns live as long as the program). nullptr when there is none to offer.
+  const NamedDataMap* named_data = nullptr;
 };
 
 struct BackendExecuteContext {

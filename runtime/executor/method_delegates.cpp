@@ -12,6 +12,22 @@ namespace internal {
 
 using flatbuffers::uoffset_t;
 
+namespace {
+
+/// The program's named data, as backends see it during init.
+class ProgramNamedData final : public NamedDataMap {
+ public:
+  explicit ProgramNamedData(const Program& program) : program_(program) {}
+  Result<Span<const uint8_t>> get(const char* key, size_t key_length) const override {
+    return program_.named_data(key, key_length);
+  }
+
+ private:
+  const Program& program_;
+};
+
+}  // namespace
+
 Result<Span<const uint8_t>> delegate_blob(const Program& program,
                                           const kiln_pte::BackendDelegate& delegate, size_t index) {
   const kiln_pte::BackendDelegateDataReference* processed = delegate.processed();
@@ -71,7 +87,8 @@ Error init_delegates(InitState& s, MemoryAllocator& method_allocator, DelegateIn
                           spec->value() != nullptr ? spec->value()->data() : nullptr,
                           length(spec->value())};
     }
-    BackendInitContext context{&method_allocator};
+    const ProgramNamedData named_data(*s.program);
+    BackendInitContext context{&method_allocator, &named_data};
     Result<DelegateHandle*> handle = backend->init(context, blob, {compile_specs, num_specs});
     if (!handle.ok()) {
       KILN_LOG(Error, "backend %s failed to initialize delegate %zu: %s", delegate->id()->c_str(),

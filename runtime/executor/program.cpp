@@ -381,4 +381,20 @@ Result<Span<const uint8_t>> Program::segment_data(size_t index) const {
                        static_cast<size_t>(segment->size()));
 }
 
+Result<Span<const uint8_t>> Program::named_data(const char* key, size_t key_length) const {
+  const auto* entries = program_->named_data();
+  const size_t count = entries != nullptr ? entries->size() : 0;
+  for (size_t i = 0; i < count; ++i) {
+    const kiln_pte::NamedData* entry = entries->Get(static_cast<flatbuffers::uoffset_t>(i));
+    const flatbuffers::String* name = entry->key();
+    if (name != nullptr && name->size() == key_length &&
+        (key_length == 0 || std::memcmp(name->data(), key, key_length) == 0)) {
+      return segment_data(entry->segment_index());
+    }
+  }
+  KILN_LOG(Error, "named data '%.*s' not found (the program has %zu entries)",
+           static_cast<int>(key_length < 200 ? key_length : 200), key, count);
+  return Error::NotFound;
+}
+
 }  // namespace kiln

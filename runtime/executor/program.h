@@ -71,6 +71,9 @@ class Program final {
   Result<const void*> mutable_data(size_t buffer_index, size_t nbytes) const;
   /// The bytes of segment `index`. ProgramIndexOutOfRange or ProgramSegmentOutOfBounds.
   Result<Span<const uint8_t>> segment_data(size_t index) const;
+  /// The bytes of the named data entry `key` (`key_length` chars): NotFound for an unknown
+  /// key, else segment_data's errors for its segment.
+  Result<Span<const uint8_t>> named_data(const char* key, size_t key_length) const;
   /// The verified flatbuffer root.
   const kiln_pte::Program* flatbuffer() const { return program_; }
 

@@ -29,6 +29,9 @@ kiln_cache_option(KILN_PAL STRING "Platform abstraction layer: posix or minimal"
 kiln_cache_option(KILN_LOG_LEVEL STRING "Lowest log level compiled in: Debug, Info, Error, Fatal" "Info"
                   Debug Info Error Fatal)
 kiln_option(KILN_BUILD_ETHOS_U "Build backends/arm: the Ethos-U delegate, its NPU drivers and the virtual NPU" ON)
+# The XNNPACK delegate's runtime (backends/xnnpack; host-only): AUTO builds it when the
+# library is found, ON requires it, OFF leaves it out. Its payload schema is always generated.
+kiln_cache_option(KILN_BUILD_XNNPACK STRING "Build the XnnpackBackend delegate: AUTO, ON or OFF" "AUTO" AUTO ON OFF)
 # The Cortex-M int8 kernels' instruction set: auto takes the best the core has (Helium on
 # M55/M85, DSP on M4/M7/M33, portable C++ elsewhere); portable or dsp force a lesser one.
 kiln_cache_option(KILN_CORTEX_M_FLAVOUR STRING "Cortex-M kernels: auto, portable or dsp" "auto" auto portable dsp)

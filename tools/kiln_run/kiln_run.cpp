@@ -50,6 +50,9 @@
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "backends/arm/runtime/host_virtual_npu.h"
 #endif
+#ifdef KILN_WITH_XNNPACK
+#include "backends/xnnpack/runtime/xnnpack_backend.h"
+#endif
 
 namespace kiln::host {
 namespace {
@@ -468,6 +471,12 @@ int main(int argc, char** argv) {
   // Delegated Ethos-U programs run on the host through the virtual NPU.
   const Error npu = ethos_u::register_ethos_u_backend_with_virtual_npu();
   if (npu != Error::Ok) return host::report_failure(capture, npu, "registering the EthosUBackend");
+#endif
+#ifdef KILN_WITH_XNNPACK
+  // ExecuTorch's XNNPACK-delegated programs run with the XNNPACK library.
+  Error xnnpack = register_xnnpack_backend();
+  if (xnnpack == Error::Ok) xnnpack = set_xnnpack_threads(static_cast<size_t>(options.threads));
+  if (xnnpack != Error::Ok) return host::report_failure(capture, xnnpack, "registering the XnnpackBackend");
 #endif
   return host::run(options, capture);
 }

@@ -13,12 +13,12 @@ namespace kiln::host {
 void print_usage(FILE* out) {
   std::fprintf(out,
                "usage: kiln-run PROGRAM.pte|BUNDLE.bpte [--input x.npy|NUMBER ...] [--output-dir DIR]\n"
-               "                [--iterations N] [--method NAME] [--temp-bytes N]\n"
+               "                [--iterations N] [--method NAME] [--temp-bytes N] [--threads N]\n"
                "                [--profile] [--verbose] [--etdump FILE [--etdump-bytes N]]\n"
                "                [--debug-buffer FILE [--debug-buffer-bytes N]] [--rtol X] [--atol X]\n"
                "\n"
                "Runs one method of a Kiln/ExecuTorch .pte program with the portable kernels\n"
-               "(Ethos-U delegates on Kiln's virtual NPU). Given a bundled program (.bpte), runs\n"
+               "(Ethos-U delegates on Kiln's virtual NPU, XNNPACK delegates with XNNPACK). Given a bundled program (.bpte), runs\n"
                "every test case of the method and prints PASS/FAIL with the error per output\n"
                "(exit status 1 when a case fails).\n"
                "  --input VALUE     per method input, in order (repeat the flag): a .npy file for\n"
@@ -29,6 +29,7 @@ void print_usage(FILE* out) {
                "  --iterations N    executions to time, 1 to %" PRIu64 " (default 1)\n"
                "  --method NAME     method to run (default: forward, else the first)\n"
                "  --temp-bytes N    kernel scratch allocator size, up to 2^40 (default 1 MiB)\n"
+               "  --threads N       threads for XNNPACK delegates, 1 to 64 (default 1)\n"
                "  --profile         per-operator time table\n"
                "  --verbose         show the runtime's info messages\n"
                "  --etdump FILE     record an ETDump (profiling: every instruction, NPU operation\n"
@@ -102,6 +103,9 @@ bool parse_options(int argc, char** argv, Options* options, bool* help) {
     } else if (arg == "--temp-bytes") {
       if (!need_value() || !parse_count(0, kMaxTempBytes, &count)) return false;
       options->temp_bytes = static_cast<size_t>(count);
+    } else if (arg == "--threads") {
+      if (!need_value() || !parse_count(1, 64, &count)) return false;
+      options->threads = count;
     } else if (arg == "--etdump") {
       if (!need_value()) return false;
       options->etdump_path = argv[++i];

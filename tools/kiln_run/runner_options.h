@@ -35,6 +35,8 @@ struct Options {
   std::string output_dir = ".";
   std::string method_name;  // empty: "forward" if present, else the first method
   uint64_t iterations = 1;
+  /// Threads of the XNNPACK delegate's pool (--threads; 1: the calling thread only).
+  uint64_t threads = 1;
   size_t temp_bytes = kDefaultTempBytes;
   bool profile = false;
   bool verbose = false;

@@ -8,6 +8,7 @@
 //   method_handle.*     Method: memory sized from MethodMeta, inputs, execute, outputs
 //   method_meta_dict.*  metadata as dicts;  dtypes.*  scalar types <-> DLPack dtypes
 //   ethos_u_bindings.*  the EthosUBackend on the virtual NPU and its counters
+//   xnnpack_bindings.*  the XnnpackBackend (when built with XNNPACK) and its threads
 //   vnpu_bindings.cpp   the virtual NPU alone (command streams, weight decoding)
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
@@ -24,6 +25,7 @@
 #include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "kernels/portable/register_portable_kernels.h"
 #include "python/kiln/runtime/ethos_u_bindings.h"
+#include "python/kiln/runtime/xnnpack_bindings.h"
 #include "python/kiln/runtime/method_handle.h"
 #include "python/kiln/runtime/program_handle.h"
 #include "python/kiln/runtime/runtime_error.h"
@@ -110,6 +112,7 @@ NB_MODULE(_runtime, m) {
 
   register_vnpu_bindings(m);
   register_ethos_u_bindings(m);
+  register_xnnpack_bindings(m);
   register_etdump_bindings(m);
   m.def("take_log", &take_log,
         "The runtime's log messages on this thread since the last call: [(level, text)].");

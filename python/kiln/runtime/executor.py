@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import statistics
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,6 +43,8 @@ logger = logging.getLogger("kiln.runtime")
 
 #: Kernel scratch (temp allocator) size when the caller does not choose one.
 DEFAULT_TEMP_BYTES = 1 << 20
+# Serializes setting the XNNPACK thread count with the load that reads it.
+_XNNPACK_THREADS_LOCK = threading.Lock()
 
 # kiln::LogLevel (runtime/platform/log.h) -> logging levels.
 _LOG_LEVELS = {0: logging.DEBUG, 1: logging.INFO, 2: logging.ERROR, 3: logging.CRITICAL}
@@ -270,15 +273,23 @@ class Program:
         """What method `name` takes and needs, without initializing it."""
         return MethodMeta.from_dict(_call(self._handle.method_meta, name))
 
-    def load_method(self, name: str = "forward", temp_bytes: int = DEFAULT_TEMP_BYTES) -> Method:
+    def load_method(
+        self, name: str = "forward", temp_bytes: int = DEFAULT_TEMP_BYTES, *, threads: int = 1
+    ) -> Method:
         """Initializes method `name` in memory sized from its MethodMeta; `temp_bytes`
-        is the kernel scratch space (bytes, at least 0). Raises KilnRuntimeError (e.g.
-        NotFound, OperatorMissing, InvalidArgument)."""
+        is the kernel scratch space (bytes, at least 0); `threads` the thread pool of its
+        XNNPACK delegates (at least 1; 1 runs them on the calling thread). Raises
+        KilnRuntimeError (e.g. NotFound, OperatorMissing, InvalidArgument)."""
         if not isinstance(name, str):
             raise _wrapper_error("InvalidType", f"the method name must be a str, got {type(name).__name__}",
                                  "loading a method")
         temp_bytes = _count(temp_bytes, "temp_bytes", 0, f"loading method {name!r}")
-        return Method(_call(self._handle.load_method, name, temp_bytes), self)
+        threads = _count(threads, "threads", 1, f"loading method {name!r}")
+        # The thread count is read when the delegates initialize, inside load_method.
+        with _XNNPACK_THREADS_LOCK:
+            _call(_runtime.set_xnnpack_threads, threads)
+            handle = _call(self._handle.load_method, name, temp_bytes)
+        return Method(handle, self)
 
     def __repr__(self) -> str:
         return f"<kiln.runtime.Program {self.source} methods={self.method_names}>"

@@ -30,15 +30,17 @@ class Module:
     Args:
         program: a ``.pte`` file's path, or its bytes.
         temp_bytes: kernel scratch (temp allocator) of each method.
+        threads: thread pool size of the methods' XNNPACK delegates (1: the calling thread).
 
     Raises:
         KilnRuntimeError: the program does not load (AccessFailed, ProgramTruncated,
             InvalidProgram, ...).
     """
 
-    def __init__(self, program: ProgramSource, *, temp_bytes: int = DEFAULT_TEMP_BYTES) -> None:
+    def __init__(self, program: ProgramSource, *, temp_bytes: int = DEFAULT_TEMP_BYTES, threads: int = 1) -> None:
         self._program: Program = Runtime.get().load_program(program)
         self._temp_bytes = temp_bytes
+        self._threads = threads
         self._methods: dict[str, Method] = {}
 
     @property
@@ -63,7 +65,7 @@ class Module:
         self._check_name(name)
         method = self._methods.get(name)
         if method is None:
-            method = self._program.load_method(name, temp_bytes=self._temp_bytes)
+            method = self._program.load_method(name, temp_bytes=self._temp_bytes, threads=self._threads)
             self._methods[name] = method
         return method
 

@@ -5,6 +5,13 @@ set(CMAKE_BUILD_TYPE Release CACHE STRING "")
 set(KILN_BUILD_TESTS ON CACHE BOOL "")
 set(KILN_BUILD_HOST_RUNNER ON CACHE BOOL "")
 set(KILN_BUILD_PYTHON OFF CACHE BOOL "")
+# The XNNPACK delegate against Debian's arm64 XNNPACK, unpacked (not installed: its
+# packages are not co-installable with the host's) by tools/fetch_xnnpack_arm64.sh.
+set(XNNPACK_ROOT "${CMAKE_SOURCE_DIR}/build/deps/xnnpack-arm64/usr" CACHE PATH "")
+if(NOT EXISTS "${XNNPACK_ROOT}/include/xnnpack.h")
+  message(STATUS "linux-aarch64: no arm64 XNNPACK in ${XNNPACK_ROOT}: the XNNPACK delegate is left "
+                 "out (tools/fetch_xnnpack_arm64.sh unpacks Debian's)")
+endif()
 
 # GoogleTest for the target: Debian ships only a host build of it, and its sources in
 # /usr/src/googletest. Build those for aarch64 here, and redirect tests/cpp's
