@@ -1,7 +1,8 @@
 # KILN_CORTEX_M_CASES_FILE: the per-operator case file of the cortex_m:: kernels, made at
 # build time by tests/python/cortex_m/make_kernel_cases.py with ExecuTorch 1.5.1's
 # Python (KILN_EXECUTORCH_PYTHON: the cache variable, else the environment's, else
-# <source>/.venv-executorch). Without that Python, a test named
+# <source>/.venv-executorch), unless the environment's KILN_CORTEX_M_CASES_PREBUILT names
+# an existing case file to use instead. Without that Python, a test named
 # cortex_m_kernel_cases_need_executorch fails and says how to get it.
 if(NOT KILN_EXECUTORCH_PYTHON)
   if(DEFINED ENV{KILN_EXECUTORCH_PYTHON} AND EXISTS "$ENV{KILN_EXECUTORCH_PYTHON}")
@@ -11,7 +12,14 @@ if(NOT KILN_EXECUTORCH_PYTHON)
         "ExecuTorch 1.5.1's Python" FORCE)
   endif()
 endif()
-if(NOT KILN_EXECUTORCH_PYTHON)
+if(DEFINED ENV{KILN_CORTEX_M_CASES_PREBUILT} AND EXISTS "$ENV{KILN_CORTEX_M_CASES_PREBUILT}")
+  # A case file another build of this checkout made (tools/test.sh: the host preset's),
+  # which saves the ExecuTorch start-up per preset.
+  set(KILN_CORTEX_M_CASES_FILE "$ENV{KILN_CORTEX_M_CASES_PREBUILT}")
+  if(NOT TARGET kiln_cortex_m_cases_file)
+    add_custom_target(kiln_cortex_m_cases_file)
+  endif()
+elseif(NOT KILN_EXECUTORCH_PYTHON)
   set(KILN_CORTEX_M_CASES_FILE "")
   add_test(NAME cortex_m_kernel_cases_need_executorch
     COMMAND "${CMAKE_COMMAND}" -E echo
