@@ -85,8 +85,10 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
   int8_t* rows = nullptr;
   if (!direct) {
     rows = scratch_memory(ctx, op, a.scratch, static_cast<size_t>(kIm2colRows) * depth);
-    if (rows == nullptr) return;
+  } else {
+    rows = scratch_memory(ctx, op, a.scratch, gemm_pack_bytes(depth));  // the filters' packing
   }
+  if (rows == nullptr) return;
   const int8_t* input = a.input->const_data_ptr<int8_t>();
   const int8_t* weight = a.weight->const_data_ptr<int8_t>();
   const int32_t* bias = a.bias != nullptr ? a.bias->const_data_ptr<int32_t>() : nullptr;
@@ -106,8 +108,8 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
       const OutputStage stage{a.multipliers + oc, a.shifts + oc, 1, a.output_offset, a.activation_min,
                               a.activation_max};
       if (direct) {
-        gemm_s8(input, static_cast<int32_t>(a.in.pixels()), a.in.c, filters, cols, depth, terms, 0, stage, out + oc,
-                out_channels);
+        gemm_s8_packed(input, static_cast<int32_t>(a.in.pixels()), a.in.c, filters, cols, depth, terms, stage,
+                       out + oc, out_channels, rows);
         continue;
       }
       for (int32_t n = 0; n < a.in.n; ++n) {

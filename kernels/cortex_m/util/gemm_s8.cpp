@@ -1,6 +1,5 @@
 // gemm_s8 in the three flavours: rows are taken four at a time so that each load of a
-// filter row feeds four dot products (with Helium, two filter rows at a time, so that
-// each load of an input row feeds two); the output stage runs on the four accumulators
+// filter row feeds four dot products; the output stage runs on the four accumulators
 // of one column together (one multiplier and shift).
 #include "kernels/cortex_m/util/gemm_s8.h"
 
@@ -51,59 +50,6 @@ KILN_CM_HOT void dot_4x1(const int8_t* a, int32_t stride, const int8_t* b, int32
   acc[1] = s1;
   acc[2] = s2;
   acc[3] = s3;
-}
-
-// Four rows against two columns: each loaded row vector feeds two dot products and each
-// column vector four, eight accumulators live (twice dot_4x1's work per loop overhead).
-KILN_CM_HOT void dot_4x2(const int8_t* a, int32_t stride, const int8_t* b0, const int8_t* b1, int32_t k,
-                         int32_t acc0[4], int32_t acc1[4]) {
-  const int8_t* a0 = a;
-  const int8_t* a1 = a + stride;
-  const int8_t* a2 = a + 2 * stride;
-  const int8_t* a3 = a + 3 * stride;
-  int32_t s00 = 0, s10 = 0, s20 = 0, s30 = 0, s01 = 0, s11 = 0, s21 = 0, s31 = 0;
-  int32_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    const int8x16_t w0 = vldrbq_s8(b0 + i);
-    const int8x16_t w1 = vldrbq_s8(b1 + i);
-    int8x16_t x = vldrbq_s8(a0 + i);
-    s00 = vmladavaq_s8(s00, x, w0);
-    s01 = vmladavaq_s8(s01, x, w1);
-    x = vldrbq_s8(a1 + i);
-    s10 = vmladavaq_s8(s10, x, w0);
-    s11 = vmladavaq_s8(s11, x, w1);
-    x = vldrbq_s8(a2 + i);
-    s20 = vmladavaq_s8(s20, x, w0);
-    s21 = vmladavaq_s8(s21, x, w1);
-    x = vldrbq_s8(a3 + i);
-    s30 = vmladavaq_s8(s30, x, w0);
-    s31 = vmladavaq_s8(s31, x, w1);
-  }
-  if (i < k) {
-    const mve_pred16_t p = vctp8q(static_cast<uint32_t>(k - i));
-    const int8x16_t w0 = vldrbq_z_s8(b0 + i, p);
-    const int8x16_t w1 = vldrbq_z_s8(b1 + i, p);
-    int8x16_t x = vldrbq_z_s8(a0 + i, p);
-    s00 = vmladavaq_s8(s00, x, w0);
-    s01 = vmladavaq_s8(s01, x, w1);
-    x = vldrbq_z_s8(a1 + i, p);
-    s10 = vmladavaq_s8(s10, x, w0);
-    s11 = vmladavaq_s8(s11, x, w1);
-    x = vldrbq_z_s8(a2 + i, p);
-    s20 = vmladavaq_s8(s20, x, w0);
-    s21 = vmladavaq_s8(s21, x, w1);
-    x = vldrbq_z_s8(a3 + i, p);
-    s30 = vmladavaq_s8(s30, x, w0);
-    s31 = vmladavaq_s8(s31, x, w1);
-  }
-  acc0[0] = s00;
-  acc0[1] = s10;
-  acc0[2] = s20;
-  acc0[3] = s30;
-  acc1[0] = s01;
-  acc1[1] = s11;
-  acc1[2] = s21;
-  acc1[3] = s31;
 }
 
 KILN_CM_HOT int32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t k) {
@@ -281,23 +227,7 @@ KILN_CM_HOT void gemm_s8(const int8_t* a, int32_t rows, int32_t a_row_stride, co
       for (int32_t i = 0; i < 4; ++i) row_terms[i] = b_offset * sum_s8(a_block + i * a_row_stride, depth);
     }
     int8_t* out_block = out + static_cast<int64_t>(r) * out_row_stride;
-    int32_t c = 0;
-#if defined(KILN_CM_MVE)
-    for (; c + 2 <= cols; c += 2) {
-      int32_t acc0[4], acc1[4];
-      const int8_t* b0 = b + static_cast<int64_t>(c) * depth;
-      dot_4x2(a_block, a_row_stride, b0, b0 + depth, depth, acc0, acc1);
-      for (int32_t i = 0; i < 4; ++i) {
-        acc0[i] += terms[c] + row_terms[i];
-        acc1[i] += terms[c + 1] + row_terms[i];
-      }
-      store_4x1(acc0, stage.multiplier[c * stage.stride], stage.shift[c * stage.stride], stage, out_block + c,
-                out_row_stride);
-      store_4x1(acc1, stage.multiplier[(c + 1) * stage.stride], stage.shift[(c + 1) * stage.stride], stage,
-                out_block + c + 1, out_row_stride);
-    }
-#endif
-    for (; c < cols; ++c) {
+    for (int32_t c = 0; c < cols; ++c) {
       int32_t acc[4];
       dot_4x1(a_block, a_row_stride, b + static_cast<int64_t>(c) * depth, depth, acc);
       for (int32_t i = 0; i < 4; ++i) acc[i] += terms[c] + row_terms[i];
