@@ -41,13 +41,13 @@ void gemm_s8(const int8_t* a, int32_t rows, int32_t a_row_stride, const int8_t* 
              const OutputStage& stage, int8_t* out, int32_t out_row_stride);
 
 /// Bytes of pack memory gemm_s8_packed() needs for `depth`.
-inline size_t gemm_pack_bytes(int32_t depth) { return 4 * static_cast<size_t>((depth + 15) / 16) * 16; }
+inline size_t gemm_pack_bytes(int32_t depth) { return 3 * static_cast<size_t>((depth + 15) / 16) * 16; }
 
-/// gemm_s8 with b_offset 0 (a convolution's filters), faster with Helium: four columns
+/// gemm_s8 with b_offset 0 (a convolution's filters), faster with Helium: three columns
 /// at a time are copied into `pack` (gemm_pack_bytes(depth)), interleaved in 16-byte
-/// chunks, so that one pointer walks all four and each loaded input vector feeds four
-/// dot products (two rows by four columns per block, no register spills). Other
-/// flavours run gemm_s8. Same integers either way.
+/// chunks, so that one pointer walks all three and each loaded input vector feeds three
+/// dot products (two rows by three columns per block, accumulators in registers).
+/// Other flavours run gemm_s8. Same integers either way.
 void gemm_s8_packed(const int8_t* a, int32_t rows, int32_t a_row_stride, const int8_t* b, int32_t cols,
                     int32_t depth, const int32_t* terms, const OutputStage& stage, int8_t* out,
                     int32_t out_row_stride, int8_t* pack);

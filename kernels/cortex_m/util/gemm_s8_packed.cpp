@@ -1,11 +1,12 @@
-// gemm_s8_packed (gemm_s8.h): with Helium, blocks of two rows by four columns. The four
-// filter rows are interleaved chunk by chunk (16 bytes of column 0, of 1, 2, 3, then
-// the next 16 of each; zeros past the depth), so one post-incremented pointer with
-// immediate offsets reads all four: per 16 bytes of depth, two input loads and four
-// filter loads feed eight VMLADAVA (128 multiply-accumulates), with eight accumulators,
-// three pointers and the loop counter in registers. The output stage requantizes the
-// four columns of a row as one vector (per-column multipliers and shifts) and stores
-// them as four contiguous bytes.
+// gemm_s8_packed (gemm_s8.h): with Helium, blocks of two rows by three columns. The
+// three filter rows are interleaved chunk by chunk (16 bytes of column 0, of 1, of 2,
+// then the next 16 of each; zeros past the depth), so one post-incremented pointer with
+// immediate offsets reads all three: per 16 bytes of depth, two input loads and three
+// filter loads feed six VMLADAVA (96 multiply-accumulates). Six accumulators because
+// VMLADAVA accumulates only into even-numbered registers (r0-r12: seven of them); with
+// more, the compiler shuffles them through one register. The output stage requantizes
+// a row's three columns as one vector (per-column multipliers and shifts) and stores
+// three contiguous bytes.
 #include <cstring>
 
 #include "kernels/cortex_m/util/flavour.h"
@@ -17,33 +18,42 @@ namespace cortex_m {
 #if defined(KILN_CM_MVE)
 namespace {
 
-void pack_4_columns(const int8_t* b, int32_t depth, int8_t* pack) {
+constexpr int32_t kColumns = 3;
+
+void pack_columns(const int8_t* b, int32_t depth, int8_t* pack) {
   const int32_t chunks = (depth + 15) / 16;
   for (int32_t j = 0; j < chunks; ++j) {
     const int32_t n = depth - j * 16 < 16 ? depth - j * 16 : 16;
-    for (int32_t q = 0; q < 4; ++q) {
-      int8_t* dst = pack + (j * 4 + q) * 16;
+    for (int32_t q = 0; q < kColumns; ++q) {
+      int8_t* dst = pack + (j * kColumns + q) * 16;
       std::memcpy(dst, b + static_cast<int64_t>(q) * depth + j * 16, static_cast<size_t>(n));
       if (n < 16) std::memset(dst + n, 0, static_cast<size_t>(16 - n));
     }
   }
 }
 
-// Requantizes one row's four column accumulators and stores them contiguously.
-KILN_CM_HOT inline void store_row_4(int32x4_t acc, int32x4_t mult, int32x4_t left, int32x4_t neg_right,
-                                    const OutputStage& s, int8_t* out) {
-  int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, left), mult);
+/// The loop-invariant part of the output stage, in vectors.
+struct VectorStage {
+  int32x4_t mult, left, neg_right, lo, hi;
+  int32_t offset;
+};
+
+// Requantizes one row's column accumulators (lanes 0-2) and stores them contiguously.
+KILN_CM_HOT inline void store_row(int32x4_t acc, const VectorStage& v, mve_pred16_t lanes, int8_t* out) {
+  int32x4_t x = vqrdmulhq_s32(vshlq_s32(acc, v.left), v.mult);
   // Round half away from zero: negative values step down by one before vrshl rounds up.
-  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, neg_right), 31);
-  x = vrshlq_s32(vqaddq_s32(x, fixup), neg_right);
-  x = vaddq_n_s32(x, s.output_offset);
-  x = vminq_s32(vmaxq_s32(x, vdupq_n_s32(s.activation_min)), vdupq_n_s32(s.activation_max));
-  vstrbq_s32(out, x);
+  const int32x4_t fixup = vshrq_n_s32(vandq_s32(x, v.neg_right), 31);
+  x = vrshlq_s32(vqaddq_s32(x, fixup), v.neg_right);
+  x = vminq_s32(vmaxq_s32(vaddq_n_s32(x, v.offset), v.lo), v.hi);
+  vstrbq_p_s32(out, x, lanes);
 }
 
-KILN_CM_HOT void block_2x4(const int8_t* a0, const int8_t* a1, const int8_t* pack, int32_t depth,
-                           int32_t acc0[4], int32_t acc1[4]) {
-  int32_t s00 = 0, s01 = 0, s02 = 0, s03 = 0, s10 = 0, s11 = 0, s12 = 0, s13 = 0;
+// Adds the dot products of rows a0, a1 with the three packed columns to lanes 0-2 of
+// *acc0, *acc1 (their column terms).
+KILN_CM_HOT inline void block_2x3(const int8_t* a0, const int8_t* a1, const int8_t* pack, int32_t depth,
+                                  int32x4_t* acc0, int32x4_t* acc1) {
+  int32_t s00 = vgetq_lane_s32(*acc0, 0), s01 = vgetq_lane_s32(*acc0, 1), s02 = vgetq_lane_s32(*acc0, 2);
+  int32_t s10 = vgetq_lane_s32(*acc1, 0), s11 = vgetq_lane_s32(*acc1, 1), s12 = vgetq_lane_s32(*acc1, 2);
   int32_t i = 0;
   for (; i + 16 <= depth; i += 16) {
     const int8x16_t x0 = vldrbq_s8(a0 + i);
@@ -57,10 +67,7 @@ KILN_CM_HOT void block_2x4(const int8_t* a0, const int8_t* a1, const int8_t* pac
     w = vldrbq_s8(pack + 32);
     s02 = vmladavaq_s8(s02, x0, w);
     s12 = vmladavaq_s8(s12, x1, w);
-    w = vldrbq_s8(pack + 48);
-    s03 = vmladavaq_s8(s03, x0, w);
-    s13 = vmladavaq_s8(s13, x1, w);
-    pack += 64;
+    pack += 16 * kColumns;
   }
   if (i < depth) {
     // The packed filters are zero past the depth; only the input loads need the predicate.
@@ -76,18 +83,9 @@ KILN_CM_HOT void block_2x4(const int8_t* a0, const int8_t* a1, const int8_t* pac
     w = vldrbq_s8(pack + 32);
     s02 = vmladavaq_s8(s02, x0, w);
     s12 = vmladavaq_s8(s12, x1, w);
-    w = vldrbq_s8(pack + 48);
-    s03 = vmladavaq_s8(s03, x0, w);
-    s13 = vmladavaq_s8(s13, x1, w);
   }
-  acc0[0] = s00;
-  acc0[1] = s01;
-  acc0[2] = s02;
-  acc0[3] = s03;
-  acc1[0] = s10;
-  acc1[1] = s11;
-  acc1[2] = s12;
-  acc1[3] = s13;
+  *acc0 = vsetq_lane_s32(s02, vsetq_lane_s32(s01, vsetq_lane_s32(s00, *acc0, 0), 1), 2);
+  *acc1 = vsetq_lane_s32(s12, vsetq_lane_s32(s11, vsetq_lane_s32(s10, *acc1, 0), 1), 2);
 }
 
 }  // namespace
@@ -97,27 +95,32 @@ KILN_CM_HOT void gemm_s8_packed(const int8_t* a, int32_t rows, int32_t a_row_str
                                 int32_t out_row_stride, int8_t* pack) {
   const int32_t even_rows = rows & ~1;
   int32_t c = 0;
-  for (; c + 4 <= cols; c += 4) {
-    pack_4_columns(b + static_cast<int64_t>(c) * depth, depth, pack);
-    const int32x4_t column_terms = vldrwq_s32(terms + c);
-    int32x4_t mult, shift;
+  const mve_pred16_t lanes = vctp32q(kColumns);
+  for (; c + kColumns <= cols; c += kColumns) {
+    pack_columns(b + static_cast<int64_t>(c) * depth, depth, pack);
+    const int32x4_t column_terms = vldrwq_z_s32(terms + c, lanes);
+    VectorStage v;
+    int32x4_t shift;
     if (stage.stride == 0) {
-      mult = vdupq_n_s32(stage.multiplier[0]);
+      v.mult = vdupq_n_s32(stage.multiplier[0]);
       shift = vdupq_n_s32(stage.shift[0]);
     } else {
-      mult = vldrwq_s32(stage.multiplier + c);
-      shift = vldrwq_s32(stage.shift + c);
+      v.mult = vldrwq_z_s32(stage.multiplier + c, lanes);
+      shift = vldrwq_z_s32(stage.shift + c, lanes);
     }
     const int32x4_t zero = vdupq_n_s32(0);
-    const int32x4_t left = vmaxq_s32(shift, zero);
-    const int32x4_t neg_right = vminq_s32(shift, zero);
+    v.left = vmaxq_s32(shift, zero);
+    v.neg_right = vminq_s32(shift, zero);
+    v.lo = vdupq_n_s32(stage.activation_min);
+    v.hi = vdupq_n_s32(stage.activation_max);
+    v.offset = stage.output_offset;
     for (int32_t r = 0; r < even_rows; r += 2) {
       const int8_t* a0 = a + static_cast<int64_t>(r) * a_row_stride;
-      int32_t acc0[4], acc1[4];
-      block_2x4(a0, a0 + a_row_stride, pack, depth, acc0, acc1);
+      int32x4_t acc0 = column_terms, acc1 = column_terms;
+      block_2x3(a0, a0 + a_row_stride, pack, depth, &acc0, &acc1);
       int8_t* o = out + static_cast<int64_t>(r) * out_row_stride + c;
-      store_row_4(vaddq_s32(vldrwq_s32(acc0), column_terms), mult, left, neg_right, stage, o);
-      store_row_4(vaddq_s32(vldrwq_s32(acc1), column_terms), mult, left, neg_right, stage, o + out_row_stride);
+      store_row(acc0, v, lanes, o);
+      store_row(acc1, v, lanes, o + out_row_stride);
     }
   }
   const OutputStage rest{stage.multiplier + c * stage.stride, stage.shift + c * stage.stride, stage.stride,
