@@ -31,7 +31,9 @@ from kiln.deploy.steps import first_error_line, run_logged
 logger = logging.getLogger("kiln.deploy")
 
 #: Configure presets by target CPU (CMakePresets.json).
-PRESETS = {"cortex-m55": "arm-baremetal", "cortex-m85": "arm-baremetal-m85"}
+PRESETS = {"cortex-m55": "arm-baremetal", "cortex-m85": "arm-baremetal-m85",
+           # MPS2 boards with DSP cores (Cortex-M kernels' DSP flavour): QEMU mps2-an386 / mps2-an505.
+           "cortex-m4": "arm-baremetal-m4", "cortex-m33": "arm-baremetal-m33"}
 
 #: Where the wheel installs the firmware's sources, inside the kiln package.
 SHIPPED_SOURCES = "firmware_sources"
