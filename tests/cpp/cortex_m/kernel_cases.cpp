@@ -309,9 +309,8 @@ Error run_cases(const uint8_t* file, size_t size, const CaseMemory& memory, Case
     CaseOutcome outcome;
     outcome.index = i;
     // The runner holds a few KiB of EValues and tensors: static, not on a small stack.
-    static CaseRunner* runner = nullptr;
     alignas(CaseRunner) static unsigned char runner_bytes[sizeof(CaseRunner)];
-    runner = new (runner_bytes) CaseRunner(memory, i);
+    CaseRunner* runner = new (runner_bytes) CaseRunner(memory, i);
     const Error error = runner->run(file + at, record_bytes, &outcome);
     if (error != Error::Ok) return error;
     callback(context, outcome);
