@@ -1,14 +1,15 @@
 """Instruction counts of the Cortex-M int8 kernels (kernels/cortex_m) on QEMU's Cortex-M55.
 
     python benchmarks/cortex_m.py [--work-dir DIR] [--models pointwise,zoo_mv2,...]
-                                  [--flavours mve,dsp,portable] [--no-kiln-int8]
+                                  [--flavours mve,dsp,portable,m4-dsp,m33-dsp] [--no-kiln-int8]
 
 The programs are ExecuTorch 1.5.1's Cortex-M flow (`aot_arm_compiler --target cortex-m55
 -q`: CortexMQuantizer, cortex_m:: operators), made in its venv (KILN_EXECUTORCH_PYTHON) by
 tests/python/cortex_m/executorch_cortex_m_programs.py: single layers sized like mv2's
 (pointwise, conv3x3, depthwise, linear) and Kiln's zoo mv2, dscnn and resnet-8. Each runs
 in one Cortex-M55 firmware (mps3-an547, -icount shift=0) per kernel flavour: Helium (MVE),
-the DSP extension (SIMD32) and portable C++, all on the same core. The firmware checks its
+the DSP extension (SIMD32) and portable C++, all on the same core; m4-dsp and m33-dsp run
+the DSP flavour on a Cortex-M4 (mps2-an386) and a Cortex-M33 (mps2-an505). The firmware checks its
 outputs against ExecuTorch's reference outputs ("exact" column). For comparison, mv2 also
 runs as Kiln's own int8 path without these kernels (`kiln-aot --quantize`: q/dq around
 float portable kernels).
@@ -30,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 
-from kiln.deploy.cortex_m import FLAVOURS, build_and_run, prepare_existing
+from kiln.deploy.cortex_m import FLAVOURS, TARGETS, build_and_run, prepare_existing
 from kiln.deploy.firmware import build_firmware, locate_sources
 from kiln.deploy.firmware_log import parse_firmware_log
 from kiln.deploy.prepare import prepare_program
@@ -69,7 +70,8 @@ def make_programs(folder: Path, models: list[str]) -> None:
 def run_program(folder: Path, name: str, flavour: str, work: Path) -> Run:
     inputs = sorted(folder.glob(f"{name}_input_*.npy"))
     expected = sorted(folder.glob(f"{name}_expected_*.npy"))
-    prepared = prepare_existing(folder / f"{name}.pte", inputs, expected, work / "programs" / name)
+    board = TARGETS[flavour].board
+    prepared = prepare_existing(folder / f"{name}.pte", inputs, expected, work / "programs" / board.name / name, board)
     run = build_and_run(prepared, flavour, work / f"firmware_{flavour}", timeout=1800)
     return _as_run(run.result.output, run.result.exit_code)
 
@@ -98,7 +100,8 @@ def _count(value: int | None) -> str:
 
 def print_tables(folder: Path, models: list[str], flavours: list[str], runs: dict[tuple[str, str], Run],
                  kiln_int8: Run | None) -> None:
-    print("\nInstructions per inference (QEMU -icount shift=0 on mps3-an547: instructions, not cycles)")
+    machines = ", ".join(f"{f} on {TARGETS[f].machine} ({TARGETS[f].cpu})" for f in flavours)
+    print(f"\nInstructions per inference (QEMU -icount shift=0: instructions, not cycles; {machines})")
     header = f"{'program':<14}" + "".join(f"{f:>16}" for f in flavours) + f"{'exact':>8}"
     if "mve" in flavours and "portable" in flavours:
         header += f"{'portable/mve':>14}"
@@ -132,7 +135,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--work-dir", type=Path, help="programs and firmware builds (default: a temporary folder)")
     parser.add_argument("--models", default=",".join(DEFAULT_MODELS))
-    parser.add_argument("--flavours", default=",".join(FLAVOURS))
+    parser.add_argument("--flavours", default=",".join(FLAVOURS),
+                        help=f"of {', '.join(TARGETS)} (m4-dsp, m33-dsp: the DSP flavour on a Cortex-M4 / M33)")
     parser.add_argument("--no-kiln-int8", action="store_true", help="skip mv2 on Kiln's own int8 path")
     args = parser.parse_args()
     work = args.work_dir or Path(tempfile.mkdtemp(prefix="kiln_cortex_m_"))

@@ -24,6 +24,16 @@ for preset in host host-debug arm-baremetal fuzz; do
   cmake --preset "$preset" -DKILN_FUZZ_SECONDS="${KILN_FUZZ_SECONDS:-60}" >/dev/null
   cmake --build --preset "$preset"
   ctest --preset "$preset"
+  # The Cortex-M kernel cases (ExecuTorch's reference outputs) are made once, by host.
+  if [ "$preset" = host ]; then export KILN_CORTEX_M_CASES_PREBUILT="$KILN_ROOT/build/host/cortex_m_cases/cases.bin"; fi
+done
+# The Cortex-M kernels' DSP flavour on a Cortex-M4 and a Cortex-M33 in QEMU: the kernel
+# case firmware only (about a minute for both).
+for preset in arm-baremetal-m4 arm-baremetal-m33; do
+  printf '\033[1m[kiln test]\033[0m C++ tests, preset %s\n' "$preset"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+  ctest --preset "$preset"
 done
 
 # In parallel (pytest-xdist), one worker per core unless KILN_TEST_WORKERS says otherwise;

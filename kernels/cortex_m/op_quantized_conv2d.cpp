@@ -7,7 +7,8 @@
 // int8 convolution, CMSIS-NN arithmetic: acc = bias + sum((x + input_offset) * w) per
 // output channel, requantized with that channel's multiplier and shift, plus
 // output_offset, clamped. Weights are OHWI with I = input channels / groups.
-// A 1x1 convolution with stride 1 and no padding multiplies the NHWC pixels directly;
+// A 1x1 convolution with stride 1 and no padding multiplies the NHWC pixels directly
+// (gemm_s8_packed: its filters packed into scratch memory three at a time);
 // any other gathers four output pixels' windows (im2col) into scratch memory at a time.
 #include <cstring>
 
@@ -82,11 +83,10 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
   const int32_t group_out = out_channels / groups;
   const bool direct = a.kernel[0] == 1 && a.kernel[1] == 1 && a.stride[0] == 1 && a.stride[1] == 1 &&
                       a.padding[0] == 0 && a.padding[1] == 0 && groups == 1;
-  int8_t* rows = nullptr;
-  if (!direct) {
-    rows = scratch_memory(ctx, op, a.scratch, static_cast<size_t>(kIm2colRows) * depth);
-    if (rows == nullptr) return;
-  }
+  // Scratch: the im2col rows, or for the direct product the filters' packing.
+  int8_t* scratch = scratch_memory(ctx, op, a.scratch,
+                                   direct ? gemm_pack_bytes(depth) : static_cast<size_t>(kIm2colRows) * depth);
+  if (scratch == nullptr) return;
   const int8_t* input = a.input->const_data_ptr<int8_t>();
   const int8_t* weight = a.weight->const_data_ptr<int8_t>();
   const int32_t* bias = a.bias != nullptr ? a.bias->const_data_ptr<int32_t>() : nullptr;
@@ -106,8 +106,8 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
       const OutputStage stage{a.multipliers + oc, a.shifts + oc, 1, a.output_offset, a.activation_min,
                               a.activation_max};
       if (direct) {
-        gemm_s8(input, static_cast<int32_t>(a.in.pixels()), a.in.c, filters, cols, depth, terms, 0, stage, out + oc,
-                out_channels);
+        gemm_s8_packed(input, static_cast<int32_t>(a.in.pixels()), a.in.c, filters, cols, depth, terms, stage,
+                       out + oc, out_channels, scratch);
         continue;
       }
       for (int32_t n = 0; n < a.in.n; ++n) {
@@ -117,9 +117,9 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
           const int32_t count = out_pixels - p0 < kIm2colRows ? out_pixels - p0 : kIm2colRows;
           for (int32_t i = 0; i < count; ++i) {
             const int32_t p = p0 + i;
-            im2col_row(a, image, p / a.output.w, p % a.output.w, g, group_channels, rows + i * depth);
+            im2col_row(a, image, p / a.output.w, p % a.output.w, g, group_channels, scratch + i * depth);
           }
-          gemm_s8(rows, count, depth, filters, cols, depth, terms, 0, stage,
+          gemm_s8(scratch, count, depth, filters, cols, depth, terms, 0, stage,
                   out_n + static_cast<int64_t>(p0) * out_channels + oc, out_channels);
         }
       }

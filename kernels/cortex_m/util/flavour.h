@@ -36,6 +36,27 @@ inline const char* kernel_flavour() {
 }  // namespace cortex_m
 }  // namespace kiln
 
+#if defined(KILN_CM_DSP)
+#include <cstdint>
+#include <cstring>
+
+namespace kiln {
+namespace cortex_m {
+
+/// Four int8 from any address, as one word for the SIMD32 instructions.
+inline uint32_t dsp_load_word(const int8_t* p) {
+  uint32_t w;
+  std::memcpy(&w, p, 4);
+  return w;
+}
+
+/// `x` rotated right by 8: SXTB16 of it gives bytes 1 and 3.
+inline uint32_t dsp_ror8(uint32_t x) { return (x >> 8) | (x << 24); }
+
+}  // namespace cortex_m
+}  // namespace kiln
+#endif
+
 // Hot loops are compiled for speed even in size-optimised (-Os) firmware.
 #if defined(__GNUC__) && !defined(__clang__)
 #define KILN_CM_HOT __attribute__((optimize("O2")))

@@ -85,13 +85,9 @@ KILN_CM_HOT void store_4x1(const int32_t acc[4], int32_t multiplier, int32_t shi
 
 #elif defined(KILN_CM_DSP)
 
-inline uint32_t ror8(uint32_t x) { return (x >> 8) | (x << 24); }
+inline uint32_t ror8(uint32_t x) { return dsp_ror8(x); }
 
-inline uint32_t load_word(const int8_t* p) {
-  uint32_t w;
-  std::memcpy(&w, p, 4);
-  return w;
-}
+inline uint32_t load_word(const int8_t* p) { return dsp_load_word(p); }
 
 KILN_CM_HOT int32_t sum_s8(const int8_t* x, int32_t n) {
   int32_t sum = 0;

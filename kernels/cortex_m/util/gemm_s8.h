@@ -3,6 +3,7 @@
 // and batch matmul. Every flavour (flavour.h) computes the same integers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace kiln {
@@ -38,6 +39,18 @@ void gemm_column_terms(const int8_t* b, int32_t cols, int32_t depth, const int32
 void gemm_s8(const int8_t* a, int32_t rows, int32_t a_row_stride, const int8_t* b,
              int32_t cols, int32_t depth, const int32_t* terms, int32_t b_offset,
              const OutputStage& stage, int8_t* out, int32_t out_row_stride);
+
+/// Bytes of pack memory gemm_s8_packed() needs for `depth`.
+inline size_t gemm_pack_bytes(int32_t depth) { return 3 * static_cast<size_t>((depth + 15) / 16) * 16; }
+
+/// gemm_s8 with b_offset 0 (a convolution's filters), faster with Helium: three columns
+/// at a time are copied into `pack` (gemm_pack_bytes(depth)), interleaved in 16-byte
+/// chunks, so that one pointer walks all three and each loaded input vector feeds three
+/// dot products (two rows by three columns per block, accumulators in registers).
+/// Other flavours run gemm_s8. Same integers either way.
+void gemm_s8_packed(const int8_t* a, int32_t rows, int32_t a_row_stride, const int8_t* b, int32_t cols,
+                    int32_t depth, const int32_t* terms, const OutputStage& stage, int8_t* out,
+                    int32_t out_row_stride, int8_t* pack);
 
 }  // namespace cortex_m
 }  // namespace kiln

@@ -1,12 +1,15 @@
 """``kiln-aot`` (also ``python -m kiln.aot_compiler``): compile a PyTorch model to a .pte.
 
-Three flows:
+Four flows:
 
 * fp32 CPU (default): export -> core ATen -> out-variant calls -> memory planning -> .pte
   run by Kiln's portable kernels (``--evaluate`` runs it on Kiln's runtime).
 * ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels.
+* ``--quantize --target cortex-m55`` (or -m4, -m7, -m33, -m85): int8 for CMSIS-NN's
+  arithmetic, lowered to the ``cortex_m::`` kernels (kiln.backends.cortex_m).
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
-  (TOSA -> Vela); ``--evaluate`` checks them with the TOSA reference model.
+  (TOSA -> Vela); ``--evaluate`` checks them with the TOSA reference model. What stays on
+  the CPU runs on ``cortex_m::`` kernels where they have the operator.
 * ``--delegate --backend xnnpack`` (fp32, or int8 with ``--quantize``): the parts XNNPACK
   runs become XNNPACK delegates, for host and Android CPUs.
 
@@ -22,10 +25,11 @@ import logging
 import os
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+from kiln.backends.arm.compile_spec import CORTEX_M_TARGETS, DEFAULT_TARGET, is_cortex_m_name
 
 if TYPE_CHECKING:
     import torch
@@ -38,6 +42,7 @@ DEFAULT_CALIBRATION_SAMPLES = 8
 EPILOG = """examples:
   kiln-aot --model_name mv2 --output mv2.pte --evaluate
   kiln-aot --model_name mv2 --quantize --delegate --target ethos-u55-128 --intermediates out/ --evaluate
+  kiln-aot --model_name mv2 --quantize --target cortex-m55 --evaluate
   kiln-aot --model_name my_net.py:MyNet --output my_net.pte --intermediates out/my_net
   kiln-aot --model_name mv2 --delegate --backend xnnpack --quantize
 """
@@ -68,7 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "quantizer) (default: %(default)s)")
     parser.add_argument("--target", "-t",
                         help="Ethos-U target for --delegate: ethos-u55-32/64/128/256, ethos-u65-256/512, "
-                             f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET})")
+                             f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET}); or a CPU without NPU "
+                             f"for --quantize: {', '.join(CORTEX_M_TARGETS)} (int8 on the cortex_m:: kernels)")
     parser.add_argument("--system_config",
                         help="Vela system configuration for --delegate (default: derived from the target)")
     parser.add_argument("--memory_mode",
@@ -104,6 +110,31 @@ def _model_names() -> str:
     import kiln.models
 
     return ", ".join(kiln.models.names())
+
+
+@dataclass(frozen=True)
+class CortexMTarget:
+    """An int8 program for the cortex_m:: kernels of a CPU without NPU."""
+
+    target: str
+
+
+def _check_cortex_m(args: argparse.Namespace) -> CortexMTarget:
+    from kiln import KilnError
+    from kiln.backends.cortex_m import check_cortex_m_target
+
+    target = check_cortex_m_target(args.target.strip().lower())
+    if args.delegate:
+        raise KilnError(f"--delegate needs an Ethos-U target: {target} has no NPU (leave out --delegate to run the "
+                        "int8 program on its cortex_m:: kernels)")
+    if not args.quantize:
+        raise KilnError(f"--target {target} compiles int8 programs for the cortex_m:: kernels: add --quantize")
+    for name in ("system_config", "memory_mode"):
+        if getattr(args, name) is not None:
+            raise KilnError(f"--{name} applies to Ethos-U targets, not to {target}")
+    if args.nhwc_io or args.per_layer:
+        raise KilnError(f"--{'nhwc_io' if args.nhwc_io else 'per-layer'} applies to Ethos-U delegates, not to {target}")
+    return CortexMTarget(target)
 
 
 class _Progress:
@@ -195,10 +226,12 @@ def _check_arguments(args: argparse.Namespace) -> Any:
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
     if args.backend == "xnnpack":
         return _check_xnnpack_arguments(args)
-    if args.delegate and not args.quantize:
-        raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
     if args.calibration_samples < 1:
         raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
+    if args.target is not None and is_cortex_m_name(args.target):
+        return _check_cortex_m(args)
+    if args.delegate and not args.quantize:
+        raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
     if args.nhwc_io and not args.delegate:
         raise KilnError("--nhwc_io only applies with --delegate")
     if args.per_layer and not (args.evaluate and args.quantize):
@@ -237,7 +270,7 @@ def _default_output(args: argparse.Namespace, spec: Any) -> Path:
     stem = Path(args.model_name.split(":")[-1]).stem
     if args.backend == "xnnpack":
         return Path(f"{stem}_int8_xnnpack.pte" if args.quantize else f"{stem}_xnnpack.pte")
-    if args.delegate:
+    if isinstance(spec, CortexMTarget) or args.delegate:
         return Path(f"{stem}_{spec.target}.pte")
     return Path(f"{stem}_int8.pte" if args.quantize else f"{stem}.pte")
 
@@ -296,13 +329,18 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
 
 def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u"):
     import kiln
-    from kiln.backends.arm import EthosUQuantizer
 
     if backend == "xnnpack":
         from kiln.backends.xnnpack import XnnpackQuantizer
 
         quantizer = XnnpackQuantizer()
+    elif isinstance(spec, CortexMTarget):
+        from kiln.backends.cortex_m import CortexMQuantizer
+
+        quantizer = CortexMQuantizer(spec.target)
     else:
+        from kiln.backends.arm import EthosUQuantizer
+
         quantizer = EthosUQuantizer(spec)
     return kiln.quantize(model, inputs, quantizer, calibration_samples(inputs, count), progress=False)
 
@@ -363,24 +401,36 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         from kiln.backends.arm.partitioner import EthosUPartitioner
 
         partitioner = EthosUPartitioner(spec, nhwc_io=args.nhwc_io)
+    cortex_m = None
+    if isinstance(spec, CortexMTarget) or (args.delegate and args.backend != "xnnpack"):
+        from kiln.backends.cortex_m import CortexMLowering
+
+        cortex_m = CortexMLowering()
     what = f"partitioning for {spec.target}, TOSA + Vela per subgraph, " if spec is not None and args.delegate else ""
+    what += "cortex_m:: " if cortex_m is not None else ""
     if args.backend == "xnnpack":
         what = "partitioning for XNNPACK, "
     with progress.step(f"exporting, {what}lowering, planning memory"):
         program = kiln.export(quantized if quantized is not None else model, inputs, partitioner=partitioner,
-                              plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io)
+                              plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io,
+                              cpu_lowering=cortex_m)
     with progress.step(f"writing {output}"):
         output.parent.mkdir(parents=True, exist_ok=True)
         program.save(output)
         if args.intermediates:
             _write_intermediates(args.intermediates, inputs, reference, program, quantized)
-    results, evaluation = None, None
+    results, evaluation, cortex_m_results = None, None, None
     if args.evaluate:
         if program.compile_report is not None and args.backend != "xnnpack":
             from kiln.export.evaluate import evaluate_delegated
 
             with progress.step("evaluating delegates on the TOSA reference model"):
                 evaluation = evaluate_delegated(quantized, program.compile_report, inputs, reference)
+        elif isinstance(spec, CortexMTarget):
+            from kiln.backends.cortex_m.evaluate import compare_outputs
+
+            with progress.step("evaluating on Kiln's runtime against quantized PyTorch (in LSBs)"):
+                cortex_m_results = compare_outputs(output.read_bytes(), quantized, inputs, reference)
         else:
             expected = reference
             if quantized is not None:
@@ -411,6 +461,8 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         table, files = per_layer
         print(table)
         print("per-layer files: " + ", ".join(str(f) for f in files))
+    for i, comparison in enumerate(cortex_m_results or []):
+        print(comparison.line(i))
     if results is not None:
         worst = max(err for err, _ in results)
         for i, (err, top1) in enumerate(results):
@@ -420,6 +472,9 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         if worst > limit:
             print(f"error: Kiln's output differs from the reference by {worst:.2e} (limit {limit:g})", file=sys.stderr)
             status = 1
+    if cortex_m is not None and cortex_m.report is not None:
+        where = "the CPU part: " if args.delegate else ""
+        print(f"cortex_m: {where}{cortex_m.report.line()}")
     print("\n".join(_compile_summary(program, output)))
     return status
 

@@ -3,6 +3,7 @@
     kiln-deploy --model_name smallcnn
     kiln-deploy --model_name mv2 --quantize --delegate --target ethos-u55-128
     kiln-deploy --model_name mv2 --quantize --delegate --target ethos-u85-128
+    kiln-deploy --model_name mv2 --quantize --target cortex-m55
     kiln-deploy --model_name=mv2 --target=ethos-u55-128 --output=out \\
         --aot_arm_compiler_flags="--delegate --quantize --intermediates out/aot --evaluate"
     kiln-deploy --model_name mv2 -q -d --bundleio --atol 0.5 --etdump mv2.etdp
@@ -64,7 +65,8 @@ def _add_aot_options(parser: argparse.ArgumentParser) -> None:
                              "runs it on Kiln's virtual Ethos-U")
     parser.add_argument("--target", "-t",
                         help="the NPU for --delegate, e.g. ethos-u55-128 (default); a CPU name (cortex-m55, "
-                             "cortex-m85) is the same as --cpu")
+                             "cortex-m85) is the same as --cpu, and with --quantize compiles the int8 program "
+                             "for its cortex_m:: kernels")
     parser.add_argument("--system_config", help="Vela system configuration for --delegate (kiln-aot)")
     parser.add_argument("--memory_mode", help="Vela memory mode for --delegate (kiln-aot)")
     parser.add_argument("--calibration_samples", type=int, metavar="N", help="kiln-aot --calibration_samples")
@@ -162,12 +164,21 @@ def check_target(args: argparse.Namespace) -> None:
     from kiln.backends.arm.compile_spec import DEFAULT_TARGET, EthosUCompileSpec
     from kiln.backends.arm.vnpu import virtual_npu_refusal
 
-    if args.target in PRESETS:  # ExecuTorch's run.sh names the CPU with --target
-        args.cpu, args.target = args.target, None
+    from kiln.backends.arm.compile_spec import check_cortex_m_target, is_cortex_m_name
+
+    if args.target is not None and is_cortex_m_name(args.target):
+        # ExecuTorch's run.sh names the CPU with --target; with --quantize (and no NPU) the
+        # int8 program is compiled for that CPU's cortex_m:: kernels (kiln-aot --target).
+        target = check_cortex_m_target(args.target.strip().lower())
+        if target not in PRESETS:
+            raise DeployError(f"no firmware for {target} yet: kiln-deploy builds for {', '.join(sorted(PRESETS))} "
+                              f"(kiln-aot --target {target} --quantize compiles the program)", 2)
+        args.cpu = target
+        args.target = target if args.quantize and not args.delegate else None
     if args.delegate and not args.quantize:
         raise DeployError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs", 2)
     npu_flags = [f"--{name} {getattr(args, name)}" for name in ("target", "system_config", "memory_mode")
-                 if getattr(args, name) is not None]
+                 if getattr(args, name) is not None and not (name == "target" and args.target == args.cpu)]
     if not (npu_flags or args.delegate):
         return
     spec = EthosUCompileSpec(args.target or DEFAULT_TARGET, system_config=args.system_config,

@@ -1,6 +1,8 @@
 """Firmware for an existing .pte (no kiln-aot step) with a chosen Cortex-M kernel flavour,
 run in QEMU: ExecuTorch's programs on the firmware (tests/python/cortex_m) and the
-flavour comparison of benchmarks/cortex_m.py."""
+flavour comparison of benchmarks/cortex_m.py. Besides the Cortex-M55 (Corstone-300,
+mps3-an547) with each flavour, the DSP flavour runs on its own cores: a Cortex-M4 (MPS2
+AN386, mps2-an386) and a Cortex-M33 (MPS2 AN505, mps2-an505)."""
 
 from __future__ import annotations
 
@@ -13,10 +15,32 @@ import numpy as np
 from kiln.deploy.firmware import build_firmware, locate_sources
 from kiln.deploy.prepare import PreparedProgram
 from kiln.deploy.qemu import QemuResult, run_firmware
-from kiln.memory.manifest import CORSTONE_300, manifest_paths, write_manifest
+from kiln.memory.manifest import CORSTONE_300, Board, manifest_paths, write_manifest
 
 #: KILN_CORTEX_M_FLAVOUR values: what the Cortex-M55 build compiles its kernels for.
 FLAVOURS = {"mve": "auto", "dsp": "dsp", "portable": "portable"}
+
+#: The MPS2 boards' RAM for Kiln's pools (examples/arm/platform/mps2-an386.cmake,
+#: mps2-an505.cmake): 8 MiB each for "SRAM" and "DDR".
+MPS2_AN386 = Board(name="mps2-an386", sram_bytes=8 * 1024 * 1024, ddr_bytes=8 * 1024 * 1024)
+MPS2_AN505 = Board(name="mps2-an505", sram_bytes=8 * 1024 * 1024, ddr_bytes=8 * 1024 * 1024)
+
+
+@dataclass(frozen=True)
+class Target:
+    """A core, the kernel flavour its build compiles, its board and QEMU machine."""
+
+    cpu: str
+    cmake_flavour: str
+    board: Board
+    machine: str
+
+
+#: Names build_and_run() takes: the three flavours on the Cortex-M55, then the DSP
+#: flavour on the Cortex-M4 and the Cortex-M33.
+TARGETS = {name: Target("cortex-m55", value, CORSTONE_300, "mps3-an547") for name, value in FLAVOURS.items()}
+TARGETS["m4-dsp"] = Target("cortex-m4", "auto", MPS2_AN386, "mps2-an386")
+TARGETS["m33-dsp"] = Target("cortex-m33", "auto", MPS2_AN505, "mps2-an505")
 
 
 @dataclass(frozen=True)
@@ -27,20 +51,23 @@ class FirmwareRun:
     elf: Path
 
 
-def prepare_existing(pte: Path, inputs: Sequence[Path], expected: Sequence[Path], out: Path) -> PreparedProgram:
-    """The memory manifest of an existing program, with its input and expected-output
-    .npy files, ready for build_firmware."""
+def prepare_existing(pte: Path, inputs: Sequence[Path], expected: Sequence[Path], out: Path,
+                     board: Board = CORSTONE_300) -> PreparedProgram:
+    """The memory manifest of an existing program for ``board``, with its input and
+    expected-output .npy files, ready for build_firmware."""
     out.mkdir(parents=True, exist_ok=True)
     arrays = [np.load(p) for p in inputs]
-    manifest = write_manifest(pte, out, inputs=arrays, board=CORSTONE_300)
+    manifest = write_manifest(pte, out, inputs=arrays, board=board)
     json_path, header_path = manifest_paths(pte, out)
     return PreparedProgram(pte.stem, pte, manifest, Path(json_path), Path(header_path), list(inputs), list(expected))
 
 
 def build_and_run(prepared: PreparedProgram, flavour: str, build_dir: Path, timeout: float = 300.0) -> FirmwareRun:
-    """Builds ``prepared`` into Cortex-M55 firmware whose kernels are ``flavour`` (a key of
-    FLAVOURS), linking only the program's kernels, and runs it on QEMU's mps3-an547.
-    Reusing ``build_dir`` for another program recompiles only what differs."""
-    elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu="cortex-m55",
-                         selective=True, cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={FLAVOURS[flavour]}"])
-    return FirmwareRun(run_firmware(elf, timeout=timeout), elf)
+    """Builds ``prepared`` into firmware for ``flavour`` (a key of TARGETS: its core and
+    kernel flavour; prepare the program for that target's board), linking only the
+    program's kernels, and runs it on the target's QEMU machine. Reusing ``build_dir``
+    for another program recompiles only what differs."""
+    target = TARGETS[flavour]
+    elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu=target.cpu,
+                         selective=True, cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={target.cmake_flavour}"])
+    return FirmwareRun(run_firmware(elf, timeout=timeout, machine=target.machine), elf)

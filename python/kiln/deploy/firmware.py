@@ -32,6 +32,9 @@ logger = logging.getLogger("kiln.deploy")
 
 #: Configure presets by target CPU (CMakePresets.json).
 PRESETS = {"cortex-m55": "arm-baremetal", "cortex-m85": "arm-baremetal-m85"}
+#: The MPS2 boards' DSP cores (QEMU mps2-an386 / mps2-an505), for kiln.deploy.cortex_m's
+#: kernel comparison only: kiln-deploy does not target them.
+MPS2_PRESETS = {"cortex-m4": "arm-baremetal-m4", "cortex-m33": "arm-baremetal-m33"}
 
 #: Where the wheel installs the firmware's sources, inside the kiln package.
 SHIPPED_SOURCES = "firmware_sources"
@@ -127,8 +130,9 @@ def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: Firmware
     ``log``); returns the ELF's path. ``selective`` links only the program's kernels,
     compiled for only its dtypes; ``cmake_args`` are more -D options (e.g.
     ``-DKILN_BOARD=corstone-320``)."""
-    if cpu not in PRESETS:
-        raise DeployError(f"no firmware preset for {cpu}; choose one of {', '.join(PRESETS)}", 2)
+    presets = {**PRESETS, **MPS2_PRESETS}
+    if cpu not in presets:
+        raise DeployError(f"no firmware preset for {cpu}; choose one of {', '.join(presets)}", 2)
     tools = find_build_tools()
     build_dir = build_dir.resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -137,7 +141,7 @@ def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: Firmware
         raise DeployError(f"the build folder {build_dir} was configured from the sources in {configured}, not "
                           f"{sources.path}: remove it or choose another with --build-dir", 2)
     configure = [
-        tools.cmake, "--preset", PRESETS[cpu], "-S", str(sources.path), "-B", str(build_dir),
+        tools.cmake, "--preset", presets[cpu], "-S", str(sources.path), "-B", str(build_dir),
         f"-DCMAKE_MAKE_PROGRAM={tools.ninja}",
         # The kernel-registration codegen and flatc's lookup run in this Python (the venv's).
         f"-DPython3_EXECUTABLE={sys.executable}",

@@ -24,7 +24,7 @@ import sys
 import time
 import types
 from collections.abc import Sequence
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import torch
 from torch.export import ExportedProgram
@@ -42,6 +42,10 @@ from kiln.program import Program
 from kiln.serialize import emit_program
 
 logger = logging.getLogger(__name__)
+
+#: ``(program, delegated graph or None) -> (program, graph or None)``: see ``export(cpu_lowering=)``.
+CpuLowering = Callable[[ExportedProgram, Optional[torch.fx.GraphModule]],
+                       tuple[ExportedProgram, Optional[torch.fx.GraphModule]]]
 
 
 def lower_edge_program(
@@ -106,6 +110,7 @@ def export(
     name: str = "forward",
     progress: Optional[Progress] = None,
     kernel_libraries: Sequence[str] = KERNEL_LIBRARIES,
+    cpu_lowering: Optional[CpuLowering] = None,
 ) -> Program:
     """Compile ``model`` into a ``.pte`` program.
 
@@ -154,7 +159,7 @@ def export(
     graphs: list[list[Any]] = []  # per method: the FX graphs its calls name (for debug info)
     for source in method_sources(model, example_inputs, dynamic_shapes, name):
         method, report, method_graphs = _compile_method(
-            source, partitioner, plan_inputs, plan_outputs, progress, kernel_libraries
+            source, partitioner, plan_inputs, plan_outputs, progress, kernel_libraries, cpu_lowering
         )
         methods.append(method)
         graphs.append(method_graphs)
@@ -177,6 +182,7 @@ def _compile_method(
     plan_outputs: bool,
     progress: Optional[Progress],
     kernel_libraries: Sequence[str],
+    cpu_lowering: Optional[CpuLowering] = None,
 ) -> tuple[MethodGraph, Optional[CompileReport], list[Any]]:
     """Stages 1-4 for one method: export, delegation, out variants, memory planning.
     Also returns the FX graphs the method's calls were lowered from."""
@@ -186,6 +192,8 @@ def _compile_method(
     graph_module, report = None, None
     if partitioner is not None:
         graph_module, report = delegate_partitions(edge_program, partitioner, progress=progress)
+    if cpu_lowering is not None:
+        edge_program, graph_module = cpu_lowering(edge_program, graph_module)
     method = lower_edge_program(
         edge_program, plan_inputs=plan_inputs, plan_outputs=plan_outputs, name=source.name,
         graph_module=graph_module, kernel_libraries=kernel_libraries,

@@ -247,6 +247,16 @@ OUT_VARIANTS: dict[str, str] = {
 # fmt: on
 
 
+def _cortex_m_out_variants() -> dict[str, str]:
+    """The cortex_m:: int8 operators (kiln.backends.cortex_m.ops, defined on import)."""
+    from kiln.backends.cortex_m.ops import OUT_VARIANTS as CORTEX_M
+
+    return CORTEX_M
+
+
+OUT_VARIANTS.update(_cortex_m_out_variants())
+
+
 # Checks torch.export leaves in the graph; they hold at compile time (static shapes
 # and dtypes), produce no value, and are dropped.
 COMPILE_TIME_CHECKS: frozenset[str] = frozenset(

@@ -49,6 +49,11 @@ TARGETS: tuple[str, ...] = (
 #: The target the command-line tools compile for when none is given.
 DEFAULT_TARGET = "ethos-u55-128"
 
+#: CPUs without an NPU: int8 programs for them run on the cortex_m:: kernels
+#: (kiln.backends.cortex_m), DSP-accelerated on the M4/M7/M33, Helium on the M55/M85.
+CORTEX_M_TARGETS: tuple[str, ...] = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "cortex-m85")
+DEFAULT_CORTEX_M_TARGET = "cortex-m55"
+
 _DEFAULTS: dict[str, tuple[str, str]] = {
     "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
     "ethos-u65": ("Ethos_U65_High_End", "Shared_Sram"),
@@ -78,6 +83,38 @@ class TargetError(CompileSpecError):
 def _did_you_mean(name: str, valid: list[str] | tuple[str, ...]) -> str:
     close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
     return f" Did you mean {close[0]!r}?" if close else ""
+
+
+def is_cortex_m_name(name: str) -> bool:
+    """True for what reads as a Cortex-M CPU name, valid or not ("cortex-m56", "m55")."""
+    return re.match(r"(cortex[-_ ]?)?m\s*\d+", name.strip().lower()) is not None or "cortex" in name.lower()
+
+
+def nearest_cortex_m(name: str) -> str | None:
+    """The Cortex-M target a mistyped name most likely means: the same digits (in any
+    order), else the nearest number (``cortex-m56`` -> ``cortex-m55``, ``m3`` -> ``cortex-m4``)."""
+    match = re.search(r"m\s*(\d+)", name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name.lower(), CORTEX_M_TARGETS, n=1, cutoff=0.6)
+        return close[0] if close else None
+    numbers = [int(t.rsplit("m", 1)[1]) for t in CORTEX_M_TARGETS]
+    digits = match.group(1)
+    same = [n for n in numbers if sorted(str(n)) == sorted(digits)]
+    return f"cortex-m{same[0] if same else min(numbers, key=lambda n: abs(n - int(digits)))}"
+
+
+def suggest_target(name: str) -> str | None:
+    """The valid target (Ethos-U or Cortex-M) a mistyped ``name`` most likely means."""
+    return nearest_cortex_m(name) if is_cortex_m_name(name) else nearest_target(name)
+
+
+def check_cortex_m_target(name: str) -> str:
+    """``name`` if it is one of CORTEX_M_TARGETS, else a TargetError with a suggestion."""
+    if name in CORTEX_M_TARGETS:
+        return name
+    close = suggest_target(name)
+    hint = f" Did you mean {close!r}?" if close else ""
+    raise TargetError(f"unknown Cortex-M target {name!r}.{hint} Valid Cortex-M targets: {', '.join(CORTEX_M_TARGETS)}")
 
 
 def nearest_target(name: str) -> str | None:
@@ -197,10 +234,14 @@ class EthosUCompileSpec:
 
     def __post_init__(self) -> None:
         target = str(self.target).strip().lower()
+        if target in CORTEX_M_TARGETS:
+            raise TargetError(f"{target} is a CPU without an NPU, not an Ethos-U target: its int8 programs run on "
+                              f"the cortex_m:: kernels (kiln-aot --target {target} --quantize, without --delegate)")
         if target not in TARGETS:
-            guess = nearest_target(target)
+            guess = suggest_target(target)
             hint = f" Did you mean {guess!r}?" if guess else ""
-            raise TargetError(f"unknown Ethos-U target {self.target!r}.{hint} Valid targets: {', '.join(TARGETS)}")
+            raise TargetError(f"unknown Ethos-U target {self.target!r}.{hint} Valid targets: {', '.join(TARGETS)}"
+                              f" (CPUs without an NPU: {', '.join(CORTEX_M_TARGETS)})")
         object.__setattr__(self, "target", target)
         if self.config_ini is not None:
             object.__setattr__(self, "config_ini", Path(self.config_ini))

@@ -1,0 +1,76 @@
+"""``CortexMQuantizer``: int8 PT2E quantization for the ``cortex_m::`` (CMSIS-NN) kernels.
+
+    quantizer = CortexMQuantizer("cortex-m55")
+    quantized = kiln.quantize(model, (x,), quantizer, calibration_samples)
+    program = kiln.export(quantized, cpu_lowering=CortexMLowering())
+
+The scheme is the Ethos-U quantizer's (int8 per-tensor affine activations, symmetric int8
+weights per output channel, int32 bias at input scale x weight scale) with one change:
+fully connected layers get one weight scale per tensor, because CMSIS-NN's (and so
+``cortex_m::quantized_linear``'s) requantization takes a single multiplier and shift.
+Module-scoped configs (``set_module_type``/``set_module_name``, ``None`` = float) work as
+in :class:`kiln.backends.arm.EthosUQuantizer`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import torch
+from torch.fx import Node
+from torchao.quantization.pt2e import MinMaxObserver
+from torchao.quantization.pt2e.quantizer import DerivedQuantizationSpec, QuantizationSpec
+
+from kiln.backends.arm.quantizer import EthosUQuantizer
+from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.backends.arm.compile_spec import DEFAULT_CORTEX_M_TARGET, check_cortex_m_target
+
+_LINEAR = {torch.ops.aten.linear.default}
+
+
+@dataclass(frozen=True)
+class CortexMQuantizationConfig(QuantizationConfig):
+    """:class:`QuantizationConfig` whose fully connected layers have per-tensor weights."""
+
+    def weight_spec(self, node: Node) -> QuantizationSpec:
+        if node.target in _LINEAR and self.weight.qscheme is torch.per_channel_symmetric:
+            return dataclasses.replace(self.weight, qscheme=torch.per_tensor_symmetric, ch_axis=None,
+                                       observer_or_fake_quant_ctr=_per_tensor_weight_observer(self))
+        return super().weight_spec(node)
+
+    def bias_spec(self, node: Node) -> DerivedQuantizationSpec:
+        spec = super().bias_spec(node)
+        if node.target in _LINEAR:
+            return dataclasses.replace(spec, qscheme=torch.per_tensor_symmetric)
+        return spec
+
+
+def _per_tensor_weight_observer(config: QuantizationConfig):
+    if config.is_qat:
+        from torchao.quantization.pt2e import FakeQuantize
+
+        return FakeQuantize.with_args(observer=MinMaxObserver, quant_min=config.weight.quant_min,
+                                      quant_max=config.weight.quant_max, dtype=torch.qint8,
+                                      qscheme=torch.per_tensor_symmetric, eps=2.0**-16)
+    return MinMaxObserver.with_args(eps=2.0**-16)
+
+
+def get_cortex_m_quantization_config(*, is_qat: bool = False, observer: str = "minmax") -> CortexMQuantizationConfig:
+    """The Cortex-M default config (see the module docstring)."""
+    base = get_symmetric_quantization_config(is_qat=is_qat, observer=observer)  # type: ignore[arg-type]
+    return CortexMQuantizationConfig(activation=base.activation, weight=base.weight, is_qat=is_qat)
+
+
+class CortexMQuantizer(EthosUQuantizer):
+    """Annotates a model for int8 execution on the ``cortex_m::`` kernels of ``target``
+    (cortex-m4, -m7, -m33, -m55 or -m85: the same integers on each, faster with DSP or
+    Helium)."""
+
+    def __init__(self, target: str = DEFAULT_CORTEX_M_TARGET, *, is_qat: bool = False) -> None:
+        super().__init__(None, is_qat=is_qat)
+        self.target = check_cortex_m_target(target)
+        self.global_config = get_cortex_m_quantization_config(is_qat=is_qat)
+
+
+__all__ = ["CortexMQuantizationConfig", "CortexMQuantizer", "get_cortex_m_quantization_config"]
