@@ -64,7 +64,13 @@ struct Step {
 };
 
 struct Delegate {
+  /// The payload's graph, read during init only: execute uses what init copied out of it
+  /// (ExecuTorch frees a delegate's payload after init, and so may a host application).
   const kiln_xnnpack::XNNGraph* graph = nullptr;
+  /// The graph's input value ids, then its output value ids (copied at init).
+  std::unique_ptr<uint32_t[]> io_ids;
+  size_t num_inputs = 0;
+  size_t num_outputs = 0;
   size_t num_values = 0;
   /// Per payload value id: its position in XNNGraph.xvalues.
   std::unique_ptr<uint32_t[]> value_position;

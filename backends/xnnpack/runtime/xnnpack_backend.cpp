@@ -322,19 +322,30 @@ Error plan(Delegate& d, const ValueSource& source) {
   return Error::Ok;
 }
 
-Error bind_args(Delegate& d, Span<EValue*> args) {
+Error copy_io_ids(Delegate& d) {
   const auto* inputs = d.graph->input_ids();
   const auto* outputs = d.graph->output_ids();
-  const size_t num_in = inputs != nullptr ? inputs->size() : 0;
-  const size_t num_out = outputs != nullptr ? outputs->size() : 0;
+  d.num_inputs = inputs != nullptr ? inputs->size() : 0;
+  d.num_outputs = outputs != nullptr ? outputs->size() : 0;
+  d.io_ids.reset(new (std::nothrow) uint32_t[d.num_inputs + d.num_outputs + 1]);
+  if (!d.io_ids) return Error::MemoryAllocationFailed;
+  for (size_t i = 0; i < d.num_inputs; ++i) d.io_ids[i] = inputs->Get(static_cast<flatbuffers::uoffset_t>(i));
+  for (size_t i = 0; i < d.num_outputs; ++i) {
+    d.io_ids[d.num_inputs + i] = outputs->Get(static_cast<flatbuffers::uoffset_t>(i));
+  }
+  return Error::Ok;
+}
+
+Error bind_args(Delegate& d, Span<EValue*> args) {
+  const size_t num_in = d.num_inputs;
+  const size_t num_out = d.num_outputs;
   if (args.size() != num_in + num_out) {
     KILN_LOG(Error, "XNNPACK delegate called with %zu values; its graph has %zu inputs and %zu outputs",
              args.size(), num_in, num_out);
     return Error::DelegatePayloadIoMismatch;
   }
   for (size_t i = 0; i < args.size(); ++i) {
-    const uint32_t id = i < num_in ? inputs->Get(static_cast<flatbuffers::uoffset_t>(i))
-                                   : outputs->Get(static_cast<flatbuffers::uoffset_t>(i - num_in));
+    const uint32_t id = d.io_ids[i];
     if (args[i] == nullptr || !args[i]->is_tensor() ||
         args[i]->to_tensor().nbytes() != d.value_nbytes[id]) {
       KILN_LOG(Error, "XNNPACK delegate %s %zu (value %u): needs a tensor of %zu bytes, got %zu",
@@ -398,6 +409,8 @@ Result<DelegateHandle*> XnnpackBackend::init(BackendInitContext& context, Span<c
   }
   const xnnpack::ValueSource source{sections.constant_data, context.named_data, delegate.get()};
   KILN_TRY(xnnpack::plan(*delegate, source));
+  KILN_TRY(xnnpack::copy_io_ids(*delegate));
+  delegate->graph = nullptr;  // execute must not read the payload
   return static_cast<DelegateHandle*>(delegate.release());
 }
 
