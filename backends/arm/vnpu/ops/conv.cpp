@@ -105,7 +105,7 @@ void run_conv_reference(ConvSetup& s) {
             for (uint32_t c = 0; c < ic_depth; ++c) {
               int64_t v;
               if (!read_upscaled(s, iy, ix, c, &v)) continue;
-              acc += (v - s.ifm_zp) * w[c];
+              acc = wrapping_add(acc, wrapping_mul(wrapping_sub(v, s.ifm_zp), w[c]));
             }
           }
         }
@@ -133,7 +133,8 @@ Error run_conv_ifm2_weights(OpContext& ctx, ConvSetup& s) {
       for (uint32_t oc = 0; oc < s.ofm_depth; ++oc) {
         int64_t acc = 0;
         for (uint32_t ic = 0; ic < s.ifm_depth; ++ic) {
-          acc += (s.ifm.read(iy, ix, ic) - s.ifm_zp) * (ifm2.read(oy, oc, ic) - zp2);
+          acc = wrapping_add(acc, wrapping_mul(wrapping_sub(s.ifm.read(iy, ix, ic), s.ifm_zp),
+                                               wrapping_sub(ifm2.read(oy, oc, ic), zp2)));
         }
         s.out.put(oy, ox, oc, acc);
       }

@@ -78,6 +78,19 @@ inline bool uses_int16_rows(const ConvSetup& s) {
 
 /// IFM value at logical (iy, ix, c) with upscaling; false for a zero-upscale hole (which
 /// reads the zero point, i.e. contributes nothing).
+/// Accumulator arithmetic that wraps instead of overflowing: a hostile stream's 64-bit
+/// feature maps can overflow any sum, which is undefined for int64_t. Valid streams never
+/// come near 64 bits, so their results are the same as plain arithmetic.
+inline int64_t wrapping_add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+inline int64_t wrapping_sub(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
+}
+inline int64_t wrapping_mul(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
+}
+
 inline bool read_upscaled(const ConvSetup& s, int32_t iy, int32_t ix, uint32_t c, int64_t* v) {
   uint32_t y = static_cast<uint32_t>(iy), x = static_cast<uint32_t>(ix);
   if (s.upscale == 2) {

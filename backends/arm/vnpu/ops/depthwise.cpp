@@ -65,7 +65,7 @@ void run_depthwise_reference(ConvSetup& s) {
             if (ix < 0 || ix >= static_cast<int32_t>(s.ifm_width)) continue;
             int64_t v;
             if (!read_upscaled(s, iy, ix, c, &v)) continue;
-            acc += (v - s.ifm_zp) * w[ky * kw + kx];
+            acc = wrapping_add(acc, wrapping_mul(wrapping_sub(v, s.ifm_zp), w[ky * kw + kx]));
           }
         }
         s.out.put(oy, ox, c, acc);

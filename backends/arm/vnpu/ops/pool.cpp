@@ -94,10 +94,12 @@ Error run_pool(OpContext& ctx) {
             if (!tap(win, iy, ix, &y, &x)) continue;
             ++count;
             if (mode == PoolOp::ReduceSum) {
-              for (uint32_t c = 0; c < ifm_depth; ++c) acc += ifm.read(y, x, c) - zp;
+              for (uint32_t c = 0; c < ifm_depth; ++c) {
+                acc = wrapping_add(acc, wrapping_sub(ifm.read(y, x, c), zp));
+              }
               continue;
             }
-            const int64_t v = ifm.read(y, x, oc) - zp;
+            const int64_t v = wrapping_sub(ifm.read(y, x, oc), zp);
             switch (mode) {
               case PoolOp::Max: if (v > acc) acc = v; break;
               case PoolOp::Min: if (v < acc) acc = v; break;
@@ -108,7 +110,7 @@ Error run_pool(OpContext& ctx) {
                   best_index = mode == PoolOp::ArgmaxX ? kx : ky;
                 }
                 break;
-              default: acc += v; break;  // Average, Sum
+              default: acc = wrapping_add(acc, v); break;  // Average, Sum
             }
           }
         }
