@@ -156,7 +156,7 @@ def test_export_reads_the_kernel_table() -> None:
 
 
 def test_every_out_variant_has_a_kernel_or_is_listed_as_aot_only() -> None:
-    kernels = _table_operators()
+    kernels = _all_table_operators()  # the cortex_m:: out variants are the Cortex-M library's
     without_kernel = {out for out in OUT_VARIANTS.values() if out not in kernels}
     assert sorted(without_kernel - AOT_ONLY_NO_KERNEL_YET) == [], "add a kernel or list it as AOT-only"
     assert sorted(AOT_ONLY_NO_KERNEL_YET - without_kernel) == [], (
