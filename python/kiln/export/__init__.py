@@ -143,6 +143,10 @@ def export(
         kernel_libraries: the kernel libraries (``kernels/<library>``) the program will
             run with, most specific first. Every CPU kernel call must have a kernel
             there for its dtypes, or export fails naming the node, operator and dtype.
+        cpu_lowering: runs after delegation on what stays on the CPU, e.g.
+            ``kiln.backends.cortex_m.CortexMLowering()`` (int8 patterns become
+            ``cortex_m::`` kernel calls); takes and returns the program and the
+            delegated graph (None without a partitioner).
 
     Returns:
         The compiled :class:`kiln.Program` (``.save(path)``, ``.summary()``, ...).
