@@ -21,10 +21,10 @@ with a message that names the offending node, operator or field.
 
 from __future__ import annotations
 
-import importlib
 import logging
 from importlib import metadata
-from typing import Any
+
+from kiln._lazy import lazy_attributes
 
 PRODUCER_NAME = "kiln"
 
@@ -104,14 +104,7 @@ _LAZY_ATTRIBUTES: dict[str, tuple[str, str | None]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY_ATTRIBUTES:
-        raise AttributeError(f"module 'kiln' has no attribute {name!r}")
-    module_name, attribute = _LAZY_ATTRIBUTES[name]
-    module = importlib.import_module(module_name)
-    value = module if attribute is None else getattr(module, attribute)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes("kiln", _LAZY_ATTRIBUTES)
 
 
 def __dir__() -> list[str]:

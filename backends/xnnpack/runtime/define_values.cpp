@@ -150,36 +150,5 @@ Error define_value(xnn_subgraph_t subgraph, const ValueSource& source, uint32_t 
   return Error::Ok;
 }
 
-void run_permute(const Permute& permute, const void* input, void* output) {
-  const size_t rank = permute.num_dims;
-  size_t in_strides[kMaxDims];
-  size_t stride = 1;
-  for (size_t i = rank; i-- > 0;) {
-    in_strides[i] = stride;
-    stride *= permute.in_dims[i];
-  }
-  size_t out_dims[kMaxDims];
-  size_t strides[kMaxDims];  // input stride of each output dim
-  for (size_t i = 0; i < rank; ++i) {
-    out_dims[i] = permute.in_dims[permute.perm[i]];
-    strides[i] = in_strides[permute.perm[i]];
-  }
-  const size_t total = stride;
-  const size_t es = permute.element_size;
-  const auto* in = static_cast<const uint8_t*>(input);
-  auto* out = static_cast<uint8_t*>(output);
-  size_t index[kMaxDims] = {};
-  size_t offset = 0;  // input element offset of `index`
-  for (size_t n = 0; n < total; ++n) {
-    std::memcpy(out + n * es, in + offset * es, es);
-    for (size_t d = rank; d-- > 0;) {  // next output index, last dim fastest
-      offset += strides[d];
-      if (++index[d] < out_dims[d]) break;
-      offset -= strides[d] * out_dims[d];
-      index[d] = 0;
-    }
-  }
-}
-
 }  // namespace xnnpack
 }  // namespace kiln

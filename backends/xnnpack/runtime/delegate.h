@@ -40,17 +40,18 @@ size_t element_size(kiln_xnnpack::XNNDatatype datatype);
 /// The tensor part of a value (plain or quantized), or nullptr.
 const kiln_xnnpack::XNNTensorValue* tensor_of(const kiln_xnnpack::XValue& value);
 
+/// output = input permuted (output dim i is input dim perm[i]), as the strided copy
+/// plan_permute works out once at init: the output's sizes, and for each output dim its
+/// stride in the input and in the (contiguous) output, in elements.
 struct Permute {
   uint32_t input;
   uint32_t output;
-  size_t num_dims;
-  size_t in_dims[kMaxDims];
-  size_t perm[kMaxDims];
+  int32_t rank;
+  int64_t sizes[kMaxDims];
+  int64_t in_strides[kMaxDims];
+  int64_t out_strides[kMaxDims];
   size_t element_size;
 };
-
-/// output = input permuted: output dim i is input dim perm[i].
-void run_permute(const Permute& permute, const void* input, void* output);
 
 struct Step {
   xnn_runtime_t runtime = nullptr;  // nullptr: a permute step
@@ -67,6 +68,9 @@ struct Delegate {
   /// The payload's graph, read during init only: execute uses what init copied out of it
   /// (ExecuTorch frees a delegate's payload after init, and so may a host application).
   const kiln_xnnpack::XNNGraph* graph = nullptr;
+  /// An 8-byte aligned copy of the flatbuffer when the payload's is not aligned (flatbuffers
+  /// reads scalars in place); kept with the delegate, as inline constants may live in it.
+  std::unique_ptr<uint64_t[]> aligned_flatbuffer;
   /// The graph's input value ids, then its output value ids (copied at init).
   std::unique_ptr<uint32_t[]> io_ids;
   size_t num_inputs = 0;

@@ -9,6 +9,7 @@
 
 #include "backends/xnnpack/runtime/delegate.h"
 #include "backends/xnnpack/runtime/payload_header.h"
+#include "kernels/portable/util/copy.h"
 #include "runtime/platform/log.h"
 
 namespace kiln {
@@ -123,23 +124,33 @@ Result<Permute> plan_permute(const Delegate& d, const kiln_xnnpack::XNNStaticTra
   p.input = t.input_id();
   p.output = t.output_id();
   const auto& in = tensor(d, p.input);
-  p.num_dims = in.dims() != nullptr ? in.dims()->size() : 0;
+  const size_t rank = in.dims() != nullptr ? in.dims()->size() : 0;
+  p.rank = static_cast<int32_t>(rank);
   p.element_size = element_size(in.datatype());
   bool used[kMaxDims] = {};
-  bool ok = t.perm() != nullptr && t.perm()->size() == p.num_dims &&
+  int64_t in_dims[kMaxDims];
+  size_t perm[kMaxDims];
+  bool ok = t.perm() != nullptr && t.perm()->size() == rank &&
             element_size(tensor(d, p.output).datatype()) == p.element_size &&
             d.value_nbytes[p.output] == d.value_nbytes[p.input];
-  for (size_t i = 0; ok && i < p.num_dims; ++i) {
-    p.in_dims[i] = in.dims()->Get(static_cast<flatbuffers::uoffset_t>(i));
-    p.perm[i] = t.perm()->Get(static_cast<flatbuffers::uoffset_t>(i));
-    ok = p.perm[i] < p.num_dims && !used[p.perm[i]];
-    if (ok) used[p.perm[i]] = true;
+  for (size_t i = 0; ok && i < rank; ++i) {
+    in_dims[i] = in.dims()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    perm[i] = t.perm()->Get(static_cast<flatbuffers::uoffset_t>(i));
+    ok = perm[i] < rank && !used[perm[i]];
+    if (ok) used[perm[i]] = true;
   }
   if (!ok) {
     KILN_LOG(Error, "XNNPACK node %zu: transpose of value %u (%zu dims) to value %u: the permutation "
-             "or the output's size does not fit", index, p.input, p.num_dims, p.output);
+             "or the output's size does not fit", index, p.input, rank, p.output);
     return Error::DelegateInvalidCompatibility;
   }
+  int64_t in_strides[kMaxDims];
+  portable::contiguous_strides(in_dims, p.rank, in_strides);
+  for (size_t i = 0; i < rank; ++i) {
+    p.sizes[i] = in_dims[perm[i]];
+    p.in_strides[i] = in_strides[perm[i]];
+  }
+  portable::contiguous_strides(p.sizes, p.rank, p.out_strides);
   return p;
 }
 
@@ -360,7 +371,9 @@ Error bind_args(Delegate& d, Span<EValue*> args) {
 
 Error run_step(Delegate& d, Step& step, size_t index) {
   if (step.runtime == nullptr) {
-    run_permute(step.permute, d.value_data[step.permute.input], d.value_data[step.permute.output]);
+    const Permute& p = step.permute;
+    portable::strided_copy(d.value_data[p.input], p.in_strides, d.value_data[p.output], p.out_strides, p.sizes,
+                           p.rank, p.element_size);
     return Error::Ok;
   }
   bool changed = false;
@@ -398,9 +411,19 @@ bool XnnpackBackend::is_available() const { return true; }
 Result<DelegateHandle*> XnnpackBackend::init(BackendInitContext& context, Span<const uint8_t> processed,
                                              Span<const CompileSpec> /*compile_specs*/) const {
   KILN_TRY_ASSIGN(const xnnpack::PayloadSections sections, xnnpack::split_payload(processed));
-  KILN_TRY_ASSIGN(const kiln_xnnpack::XNNGraph* graph, xnnpack::read_graph(sections.flatbuffer));
   std::unique_ptr<xnnpack::Delegate> delegate(new (std::nothrow) xnnpack::Delegate());
   if (!delegate) return Error::MemoryAllocationFailed;
+  Span<const uint8_t> flatbuffer = sections.flatbuffer;
+  // ExecuTorch's payloads start the flatbuffer 8-byte aligned; a header with another offset
+  // is read from a copy rather than refused.
+  if (reinterpret_cast<uintptr_t>(flatbuffer.data()) % alignof(uint64_t) != 0) {
+    delegate->aligned_flatbuffer = xnnpack::make_array<uint64_t>((flatbuffer.size() + 7) / 8);
+    if (!delegate->aligned_flatbuffer) return Error::MemoryAllocationFailed;
+    std::memcpy(delegate->aligned_flatbuffer.get(), flatbuffer.data(), flatbuffer.size());
+    flatbuffer = Span<const uint8_t>(reinterpret_cast<const uint8_t*>(delegate->aligned_flatbuffer.get()),
+                                     flatbuffer.size());
+  }
+  KILN_TRY_ASSIGN(const kiln_xnnpack::XNNGraph* graph, xnnpack::read_graph(flatbuffer));
   delegate->graph = graph;
   const size_t threads = xnnpack::g_threads.load();
   if (threads > 1) {

@@ -85,18 +85,14 @@ KILN_CM_HOT void store_4x1(const int32_t acc[4], int32_t multiplier, int32_t shi
 
 #elif defined(KILN_CM_DSP)
 
-inline uint32_t ror8(uint32_t x) { return dsp_ror8(x); }
-
-inline uint32_t load_word(const int8_t* p) { return dsp_load_word(p); }
-
 KILN_CM_HOT int32_t sum_s8(const int8_t* x, int32_t n) {
   int32_t sum = 0;
   int32_t i = 0;
   // SXTAB16 adds bytes 0/2 and 1/3 sign-extended into two halfword sums; SMUAD by
   // 0x00010001 then adds the halves.
   for (; i + 4 <= n; i += 4) {
-    const uint32_t w = load_word(x + i);
-    const uint32_t pairs = __sxtab16(__sxtb16(w), ror8(w));
+    const uint32_t w = dsp_load_word(x + i);
+    const uint32_t pairs = __sxtab16(__sxtb16(w), dsp_ror8(w));
     sum += __smuad(pairs, 0x00010001u);
   }
   for (; i < n; ++i) sum += x[i];
@@ -108,21 +104,21 @@ KILN_CM_HOT void dot_4x1(const int8_t* a, int32_t stride, const int8_t* b, int32
   int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   int32_t i = 0;
   for (; i + 4 <= k; i += 4) {
-    const uint32_t w = load_word(b + i);
+    const uint32_t w = dsp_load_word(b + i);
     const uint32_t w02 = __sxtb16(w);
-    const uint32_t w13 = __sxtb16(ror8(w));
-    uint32_t x = load_word(rows[0] + i);
+    const uint32_t w13 = __sxtb16(dsp_ror8(w));
+    uint32_t x = dsp_load_word(rows[0] + i);
     s0 = __smlad(__sxtb16(x), w02, s0);
-    s0 = __smlad(__sxtb16(ror8(x)), w13, s0);
-    x = load_word(rows[1] + i);
+    s0 = __smlad(__sxtb16(dsp_ror8(x)), w13, s0);
+    x = dsp_load_word(rows[1] + i);
     s1 = __smlad(__sxtb16(x), w02, s1);
-    s1 = __smlad(__sxtb16(ror8(x)), w13, s1);
-    x = load_word(rows[2] + i);
+    s1 = __smlad(__sxtb16(dsp_ror8(x)), w13, s1);
+    x = dsp_load_word(rows[2] + i);
     s2 = __smlad(__sxtb16(x), w02, s2);
-    s2 = __smlad(__sxtb16(ror8(x)), w13, s2);
-    x = load_word(rows[3] + i);
+    s2 = __smlad(__sxtb16(dsp_ror8(x)), w13, s2);
+    x = dsp_load_word(rows[3] + i);
     s3 = __smlad(__sxtb16(x), w02, s3);
-    s3 = __smlad(__sxtb16(ror8(x)), w13, s3);
+    s3 = __smlad(__sxtb16(dsp_ror8(x)), w13, s3);
   }
   for (; i < k; ++i) {
     const int32_t w = b[i];
@@ -141,10 +137,10 @@ KILN_CM_HOT int32_t dot_1x1(const int8_t* a, const int8_t* b, int32_t k) {
   int32_t s = 0;
   int32_t i = 0;
   for (; i + 4 <= k; i += 4) {
-    const uint32_t w = load_word(b + i);
-    const uint32_t x = load_word(a + i);
+    const uint32_t w = dsp_load_word(b + i);
+    const uint32_t x = dsp_load_word(a + i);
     s = __smlad(__sxtb16(x), __sxtb16(w), s);
-    s = __smlad(__sxtb16(ror8(x)), __sxtb16(ror8(w)), s);
+    s = __smlad(__sxtb16(dsp_ror8(x)), __sxtb16(dsp_ror8(w)), s);
   }
   for (; i < k; ++i) s += a[i] * b[i];
   return s;

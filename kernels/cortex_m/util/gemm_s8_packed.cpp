@@ -93,6 +93,12 @@ KILN_CM_HOT inline void block_2x3(const int8_t* a0, const int8_t* a1, const int8
 KILN_CM_HOT void gemm_s8_packed(const int8_t* a, int32_t rows, int32_t a_row_stride, const int8_t* b, int32_t cols,
                                 int32_t depth, const int32_t* terms, const OutputStage& stage, int8_t* out,
                                 int32_t out_row_stride, int8_t* pack) {
+  // Blocks take two rows: a single one (a 1x1 image: SE gates, classifier heads) would
+  // pack every filter for nothing.
+  if (rows < 2) {
+    gemm_s8(a, rows, a_row_stride, b, cols, depth, terms, 0, stage, out, out_row_stride);
+    return;
+  }
   const int32_t even_rows = rows & ~1;
   int32_t c = 0;
   const mve_pred16_t lanes = vctp32q(kColumns);

@@ -14,9 +14,7 @@ Importing this package is cheap: each tool is imported when first used.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from kiln._lazy import lazy_attributes
 from kiln.devtools.errors import BundledProgramError, DebugInfoError, DevtoolsFileError, EtdumpError
 
 _LAZY: dict[str, tuple[str, str]] = {
@@ -32,13 +30,7 @@ _LAZY: dict[str, tuple[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        module, attribute = _LAZY[name]
-        value = getattr(importlib.import_module(module), attribute)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'kiln.devtools' has no attribute {name!r}")
+__getattr__ = lazy_attributes("kiln.devtools", _LAZY)
 
 
 __all__ = ["BundledProgramError", "DebugInfoError", "DevtoolsFileError", "EtdumpError", *_LAZY]

@@ -129,7 +129,7 @@ class _Recorder(torch.fx.Interpreter):
         return value
 
 
-def _output_lsb(graph: torch.fx.Graph) -> list[Optional[float]]:
+def output_lsb(graph: torch.fx.Graph) -> list[Optional[float]]:
     """Quantization step of each graph output produced by a dequantize node."""
     output = next(n for n in reversed(graph.nodes) if n.op == "output")
     steps = []
@@ -174,7 +174,7 @@ def evaluate_delegated(
         delegated = report.graph_module if report.graph_module is not None else reference
         program_outputs = _as_list(_Recorder(delegated, set(), references).run(*arguments))
     for index, (q, p, f, lsb) in enumerate(
-        zip(quantized_outputs, program_outputs, fp32_outputs, _output_lsb(reference.graph))
+        zip(quantized_outputs, program_outputs, fp32_outputs, output_lsb(reference.graph))
     ):
         q_np, p_np, f_np = (t.detach().float().numpy().reshape(-1) for t in (q, p, f))
         evaluation.outputs.append(

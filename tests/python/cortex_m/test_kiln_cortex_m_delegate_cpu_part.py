@@ -14,7 +14,7 @@ from torch import nn
 import kiln
 from kiln.backends.arm import EthosUCompileSpec, EthosUPartitioner, EthosUQuantizer
 from kiln.backends.cortex_m import CortexMLowering
-from kiln.backends.cortex_m.evaluate import output_scales
+from kiln.export.evaluate import output_lsb
 from kiln.runtime import Runtime
 
 pytestmark = pytest.mark.slow
@@ -52,5 +52,5 @@ def test_cpu_part_on_cortex_m_kernels(target: str, tmp_path: Path) -> None:
     got = np.asarray(Runtime().load_program(path.read_bytes()).load_method("forward").execute([x])[0])
     with torch.no_grad():
         expected = quantized.module()(x).numpy()
-    steps = np.abs(got - expected) / output_scales(quantized)[0]
+    steps = np.abs(got - expected) / output_lsb(quantized.graph)[0]
     assert steps.max() <= 1 + 1e-3, f"{target}: {steps.max():.2f} steps from the quantized model"

@@ -16,26 +16,28 @@
 namespace kiln::vnpu {
 namespace {
 
-// Four dot products of `a` with b0..b3 (n int16 pairs each), 32-bit accumulation.
+// Four dot products of `a` with b0..b3 (n int16 pairs each), 32-bit accumulation that
+// wraps like the NPU's 32-bit accumulators (a hostile kernel of more than 2^13 taps times
+// channels can pass 2^31; valid ones stay far below). Each product fits in int32 (9-bit IFM, 16-bit weight).
 inline void dot4(const int16_t* a, const int16_t* b0, const int16_t* b1, const int16_t* b2,
                  const int16_t* b3, uint32_t n, int32_t* out) {
-  int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const int32_t v = a[i];
-    s0 += v * b0[i];
-    s1 += v * b1[i];
-    s2 += v * b2[i];
-    s3 += v * b3[i];
+    s0 += static_cast<uint32_t>(v * b0[i]);
+    s1 += static_cast<uint32_t>(v * b1[i]);
+    s2 += static_cast<uint32_t>(v * b2[i]);
+    s3 += static_cast<uint32_t>(v * b3[i]);
   }
-  out[0] += s0;
-  out[1] += s1;
-  out[2] += s2;
-  out[3] += s3;
+  out[0] = static_cast<int32_t>(static_cast<uint32_t>(out[0]) + s0);
+  out[1] = static_cast<int32_t>(static_cast<uint32_t>(out[1]) + s1);
+  out[2] = static_cast<int32_t>(static_cast<uint32_t>(out[2]) + s2);
+  out[3] = static_cast<int32_t>(static_cast<uint32_t>(out[3]) + s3);
 }
 
-inline int32_t dot(const int16_t* a, const int16_t* b, uint32_t n) {
-  int32_t s = 0;
-  for (uint32_t i = 0; i < n; ++i) s += int32_t{a[i]} * b[i];
+inline uint32_t dot(const int16_t* a, const int16_t* b, uint32_t n) {
+  uint32_t s = 0;
+  for (uint32_t i = 0; i < n; ++i) s += static_cast<uint32_t>(int32_t{a[i]} * b[i]);
   return s;
 }
 
@@ -70,7 +72,9 @@ Error run_conv_int8(OpContext& ctx, ConvSetup& s) {
             if (group == 4) {
               dot4(in, w, w + w_per_oc, w + 2 * w_per_oc, w + 3 * w_per_oc, run, sums);
             } else {
-              for (uint32_t g = 0; g < group; ++g) sums[g] += dot(in, w + g * w_per_oc, run);
+              for (uint32_t g = 0; g < group; ++g) {
+                sums[g] = static_cast<int32_t>(static_cast<uint32_t>(sums[g]) + dot(in, w + g * w_per_oc, run));
+              }
             }
           }
         }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "backends/arm/vnpu/ops/op_context.h"
+#include "backends/arm/vnpu/ops/wrapping.h"
 
 namespace kiln::vnpu {
 
@@ -21,14 +22,14 @@ class Epilogue final {
   bool direct() const { return direct_; }
   /// Output value of channel c for accumulator `acc` (bias and output stage applied).
   int64_t output(uint32_t c, int64_t acc) const {
-    return stage_.finish(scale_value(stage_.before_scaling(acc + scales_.bias[c]), scales_.scale[c]));
+    return stage_.finish(scale_value(stage_.before_scaling(wrapping_add(acc, scales_.bias[c])), scales_.scale[c]));
   }
   uint8_t* pixel(uint32_t y, uint32_t x) { return ofm_.mutable_pixel(y, x); }
   void store_pixel(uint8_t* px, uint32_t c, int64_t acc) { ofm_.store(px + ofm_.channel_offset(c), output(c, acc)); }
   /// The general path: element (y, x, c) with accumulator `acc` (this op's sum).
   void put(uint32_t y, uint32_t x, uint32_t c, int64_t acc) {
     const size_t i = (size_t{y} * width_ + x) * depth_ + c;
-    if (initial_ != nullptr) acc += initial_[i];
+    if (initial_ != nullptr) acc = wrapping_add(acc, initial_[i]);
     if (kept_ != nullptr) {
       kept_[i] = acc;
       return;
@@ -78,19 +79,6 @@ inline bool uses_int16_rows(const ConvSetup& s) {
 
 /// IFM value at logical (iy, ix, c) with upscaling; false for a zero-upscale hole (which
 /// reads the zero point, i.e. contributes nothing).
-/// Accumulator arithmetic that wraps instead of overflowing: a hostile stream's 64-bit
-/// feature maps can overflow any sum, which is undefined for int64_t. Valid streams never
-/// come near 64 bits, so their results are the same as plain arithmetic.
-inline int64_t wrapping_add(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
-}
-inline int64_t wrapping_sub(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
-}
-inline int64_t wrapping_mul(int64_t a, int64_t b) {
-  return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
-}
-
 inline bool read_upscaled(const ConvSetup& s, int32_t iy, int32_t ix, uint32_t c, int64_t* v) {
   uint32_t y = static_cast<uint32_t>(iy), x = static_cast<uint32_t>(ix);
   if (s.upscale == 2) {

@@ -36,7 +36,10 @@ Error run_depthwise_int8(OpContext& ctx, ConvSetup& s) {
         const int16_t* in = rows.row(ky) + px_step * ox;
         const int16_t* w = w_t + size_t{ky} * kw * depth;
         for (uint32_t kx = 0; kx < kw; ++kx, in += tap_step, w += depth) {
-          for (uint32_t c = 0; c < depth; ++c) acc[c] += int32_t{in[c]} * w[c];
+          // Wraps like a 32-bit accumulator (only a hostile kernel can pass 2^31).
+          for (uint32_t c = 0; c < depth; ++c) {
+            acc[c] = static_cast<int32_t>(static_cast<uint32_t>(acc[c]) + static_cast<uint32_t>(int32_t{in[c]} * w[c]));
+          }
         }
       }
       if (s.out.direct()) {

@@ -8,6 +8,7 @@
 // its own IFM_SCALE/IFM2_SCALE. LRELU multiplies non-negative inputs by ifm_scale and
 // negative ones by ifm2_scale (alpha). SHR rounds by op.shift_round. Comparisons give 1 or 0.
 #include "backends/arm/vnpu/ops/op_context.h"
+#include "backends/arm/vnpu/ops/wrapping.h"
 
 #include "runtime/platform/log.h"
 
@@ -34,12 +35,13 @@ int64_t shift_right(int64_t a, int64_t s, RoundMode round) {
 
 int64_t apply(ElementwiseOp mode, int64_t a, int64_t b, RoundMode shift_round) {
   switch (mode) {
-    case ElementwiseOp::Add: return a + b;
-    case ElementwiseOp::Sub: return a - b;
-    case ElementwiseOp::Mul: return a * b;
+    // 64-bit inputs (an Ethos-U85 IFM may be 64-bit) wrap as the NPU's registers do.
+    case ElementwiseOp::Add: return wrapping_add(a, b);
+    case ElementwiseOp::Sub: return wrapping_sub(a, b);
+    case ElementwiseOp::Mul: return wrapping_mul(a, b);
     case ElementwiseOp::Min: return a < b ? a : b;
     case ElementwiseOp::Max: return a > b ? a : b;
-    case ElementwiseOp::Abs: return a < 0 ? -a : a;
+    case ElementwiseOp::Abs: return a < 0 ? wrapping_neg(a) : a;
     case ElementwiseOp::Clz: return count_leading_zeros(static_cast<uint32_t>(a));
     case ElementwiseOp::Shr: return shift_right(a, shift_amount(b), shift_round);
     case ElementwiseOp::Shl:
@@ -49,6 +51,7 @@ int64_t apply(ElementwiseOp mode, int64_t a, int64_t b, RoundMode shift_round) {
       // Integer division toward zero; a zero divisor gives 0 (TOSA leaves it undefined).
       if (b == 0) return 0;
       if (a == INT32_MIN && b == -1) return INT32_MAX;
+      if (a == INT64_MIN && b == -1) return INT64_MAX;
       return a / b;
     case ElementwiseOp::CmpEq: return a == b ? 1 : 0;
     case ElementwiseOp::CmpNe: return a != b ? 1 : 0;
@@ -73,8 +76,8 @@ struct Operand {
   int64_t zero_point = 0;
 
   int64_t read(uint32_t y, uint32_t x, uint32_t c) const {
-    if (scalar) return value - zero_point;
-    return map.read(bc_h ? 0 : y, bc_w ? 0 : x, bc_c ? 0 : c) - zero_point;
+    if (scalar) return wrapping_sub(value, zero_point);
+    return wrapping_sub(map.read(bc_h ? 0 : y, bc_w ? 0 : x, bc_c ? 0 : c), zero_point);
   }
 };
 

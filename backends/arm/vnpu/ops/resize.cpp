@@ -54,14 +54,17 @@ Error run_resize(OpContext& ctx) {
       for (uint32_t c = 0; c < od; ++c) {
         int64_t acc;
         if (mode == ResizeOp::Bilinear) {
-          acc = (ifm.read(y0, x0, c) - zp) * (ny - ry) * (nx - rx) + (ifm.read(y0, x1, c) - zp) * (ny - ry) * rx +
-                (ifm.read(y1, x0, c) - zp) * ry * (nx - rx) + (ifm.read(y1, x1, c) - zp) * ry * rx;
+          // The weights are at most 2^22 (n <= 2048); only a 64-bit IFM can overflow the sum.
+          acc = wrapping_add(wrapping_add(wrapping_mul(wrapping_sub(ifm.read(y0, x0, c), zp), (ny - ry) * (nx - rx)),
+                                          wrapping_mul(wrapping_sub(ifm.read(y0, x1, c), zp), (ny - ry) * rx)),
+                             wrapping_add(wrapping_mul(wrapping_sub(ifm.read(y1, x0, c), zp), ry * (nx - rx)),
+                                          wrapping_mul(wrapping_sub(ifm.read(y1, x1, c), zp), ry * rx)));
         } else if (mode == ResizeOp::Nearest) {
-          acc = ifm.read(2 * ry >= ny ? y1 : y0, 2 * rx >= nx ? x1 : x0, c) - zp;
+          acc = wrapping_sub(ifm.read(2 * ry >= ny ? y1 : y0, 2 * rx >= nx ? x1 : x0, c), zp);
         } else {
-          acc = ifm.read(y0, x0, c) - zp;
+          acc = wrapping_sub(ifm.read(y0, x0, c), zp);
         }
-        out.put(oy, ox, c, acc * 65536);
+        out.put(oy, ox, c, wrapping_mul(acc, 65536));
       }
     }
   }

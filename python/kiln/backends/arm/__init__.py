@@ -5,9 +5,7 @@ Importing this package is cheap (no torch): the quantizer is resolved on first u
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
+from kiln._lazy import lazy_attributes
 from kiln.backends.arm.compile_spec import (
     CompileSpecError,
     EthosUCompileSpec,
@@ -24,13 +22,7 @@ _LAZY_ATTRIBUTES: dict[str, tuple[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY_ATTRIBUTES:
-        raise AttributeError(f"module 'kiln.backends.arm' has no attribute {name!r}")
-    module_name, attribute = _LAZY_ATTRIBUTES[name]
-    value = getattr(importlib.import_module(module_name), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes("kiln.backends.arm", _LAZY_ATTRIBUTES)
 
 
 __all__ = [

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.export import ExportedProgram
 
-from kiln.backends.cortex_m.graph_edit import dequantized
+from kiln.export.evaluate import output_lsb
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,6 @@ class OutputComparison:
                 f"{'agrees' if self.top1_vs_fp32 else 'DIFFERS'} with fp32")
 
 
-def output_scales(quantized: ExportedProgram) -> list[Optional[float]]:
-    """Each output's quantization step: the scale of the dequantize that produces it."""
-    outputs = next(n for n in quantized.graph.nodes if n.op == "output").args[0]
-    return [None if (found := dequantized(node)) is None else found[1].scale for node in outputs]
-
-
 def compare_outputs(program_bytes: bytes, quantized: ExportedProgram, inputs: Sequence[torch.Tensor],
                     fp32: Sequence[torch.Tensor]) -> list[OutputComparison]:
     from kiln.runtime import Runtime
@@ -48,7 +42,7 @@ def compare_outputs(program_bytes: bytes, quantized: ExportedProgram, inputs: Se
         expected = quantized.module()(*inputs)
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     results = []
-    for value, want, reference, scale in zip(got, expected, fp32, output_scales(quantized)):
+    for value, want, reference, scale in zip(got, expected, fp32, output_lsb(quantized.graph)):
         value, want_np, ref_np = np.asarray(value), want.numpy(), reference.detach().numpy()
         difference = float(np.abs(value - want_np).max()) if value.size else 0.0
         results.append(OutputComparison(

@@ -11,6 +11,7 @@ import torch
 from torch.fx import Node
 
 from kiln.backends.cortex_m.graph_edit import QParams, dequantized, only_user, quantize_qparams
+from kiln.passes.activations import activation_range
 
 aten = torch.ops.aten
 
@@ -30,18 +31,6 @@ class QuantizedOutput:
     activation_max: int
 
 
-def _clamp_bounds(node: Node) -> tuple[Optional[float], Optional[float]]:
-    if node.target in (aten.relu.default, aten.relu_.default):
-        return 0.0, None
-    if node.target in (aten.hardtanh.default, aten.hardtanh_.default):
-        low = node.args[1] if len(node.args) > 1 else node.kwargs.get("min_val", -1.0)
-        high = node.args[2] if len(node.args) > 2 else node.kwargs.get("max_val", 1.0)
-        return float(low), float(high)
-    low = node.args[1] if len(node.args) > 1 else node.kwargs.get("min")
-    high = node.args[2] if len(node.args) > 2 else node.kwargs.get("max")
-    return (None if low is None else float(low)), (None if high is None else float(high))
-
-
 def quantized_output(node: Node, *, fuse_clamp: bool = True) -> Optional[QuantizedOutput]:
     """The int8 quantize that ``node``'s only use leads to (through one clamp-like activation
     if ``fuse_clamp``), or None when the result is used otherwise."""
@@ -51,7 +40,7 @@ def quantized_output(node: Node, *, fuse_clamp: bool = True) -> Optional[Quantiz
     if user is not None and fuse_clamp and user.op == "call_function" and user.target in CLAMPS:
         if any(not isinstance(a, (int, float, type(None))) for a in user.args[1:]):
             return None
-        low, high = _clamp_bounds(user)
+        low, high = activation_range(user)  # type: ignore[misc]  # a CLAMPS member: never None
         user = only_user(user)
     if user is None:
         return None

@@ -9,8 +9,7 @@ Importing this package is cheap: each class is imported on first use.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kiln._lazy import lazy_attributes
 
 _LAZY_ATTRIBUTES: dict[str, tuple[str, str]] = {
     "XnnpackPartitioner": ("kiln.backends.xnnpack.partitioner", "XnnpackPartitioner"),
@@ -20,13 +19,7 @@ _LAZY_ATTRIBUTES: dict[str, tuple[str, str]] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY_ATTRIBUTES:
-        raise AttributeError(f"module 'kiln.backends.xnnpack' has no attribute {name!r}")
-    module_name, attribute = _LAZY_ATTRIBUTES[name]
-    value = getattr(importlib.import_module(module_name), attribute)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes("kiln.backends.xnnpack", _LAZY_ATTRIBUTES)
 
 
 __all__ = ["XnnpackBackend", "XnnpackLoweringError", "XnnpackPartitioner", "XnnpackQuantizer"]

@@ -21,12 +21,13 @@ import numpy as np
 import torch
 
 from kiln import KilnError
+from kiln.backends.arm.partitioner.checks import shape_of
 from kiln.backends.xnnpack.graph import (
     INVALID_VALUE_ID, Datatype, Graph, PerChannelQuant, PerTensorQuant,
 )
 from kiln.backends.xnnpack.operands import (
     DEQUANTIZE_PER_TENSOR, NCHW_TO_NHWC, QUANTIZE_PER_TENSOR, ConstantOperand, constant_operand,
-    is_int8_per_tensor, operator_base_name, physical_dims, qparams, shape_of,
+    is_int8_per_tensor, operator_base_name, physical_dims, qparams,
 )
 
 

@@ -23,13 +23,6 @@ DEQUANTIZE_PER_TENSOR = "quantized_decomposed::dequantize_per_tensor"
 DEQUANTIZE_PER_CHANNEL = "quantized_decomposed::dequantize_per_channel"
 
 
-def shape_of(node: Any) -> Optional[tuple[int, ...]]:
-    value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-    if isinstance(value, torch.Tensor):
-        return tuple(int(s) for s in value.shape)
-    return None
-
-
 def dtype_of(node: Any) -> Optional[torch.dtype]:
     value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
     return value.dtype if isinstance(value, torch.Tensor) else None

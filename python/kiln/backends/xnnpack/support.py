@@ -13,13 +13,13 @@ from typing import Any, Callable, Optional
 
 import torch
 
+from kiln.backends.arm.partitioner.checks import argument, shape_of
 from kiln.backends.xnnpack.lowering import (
     ALIASES, BATCH_NORM, BINARY_KINDS, FUSABLE_ACTIVATIONS, RESHAPES, UNARY_KINDS,
 )
 from kiln.backends.xnnpack.operands import (
     DEQUANTIZE_PER_TENSOR, QUANTIZE_PER_TENSOR, dtype_of, is_int8_per_tensor, operator_base_name,
     same_bytes_in_both_layouts,
-    shape_of,
 )
 
 Check = Callable[[torch.fx.Node, frozenset], Optional[str]]
@@ -31,12 +31,6 @@ MISSING_IN_LIBRARY = {
     "aten::slice": "slice", "aten::exp": "exp", "aten::log": "log", "aten::rsqrt": "reciprocal square root",
 }
 _LIBRARY = "the Debian XNNPACK (2022) this runtime builds on"
-
-
-def _argument(node: torch.fx.Node, index: int, name: str, default: Any) -> Any:
-    if len(node.args) > index:
-        return node.args[index]
-    return node.kwargs.get(name, default)
 
 
 def _is_constant(argument: Any, constant: frozenset) -> bool:
@@ -139,7 +133,7 @@ def _softmax(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
 def _max_pool(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
     if _rank(node.args[0]) != 4:
         return "not a 2-D pooling"
-    if _argument(node, 5, "ceil_mode", False):
+    if argument(node, 5, "ceil_mode", False):
         return "ceil_mode=True"
     if operator_base_name(node) == "aten::max_pool2d_with_indices":
         if any(u.target is not operator.getitem or u.args[1] != 0 for u in node.users):
@@ -150,13 +144,13 @@ def _max_pool(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
 def _avg_pool(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
     if _rank(node.args[0]) != 4:
         return "not a 2-D pooling"
-    padding = _argument(node, 3, "padding", 0)
+    padding = argument(node, 3, "padding", 0)
     padded = any(int(p) for p in (padding if isinstance(padding, (list, tuple)) else [padding]))
-    if _argument(node, 4, "ceil_mode", False):
+    if argument(node, 4, "ceil_mode", False):
         return "ceil_mode=True"
-    if padded and _argument(node, 5, "count_include_pad", True):
+    if padded and argument(node, 5, "count_include_pad", True):
         return "padding counted in the average (XNNPACK averages valid pixels only)"
-    if _argument(node, 6, "divisor_override", None) is not None:
+    if argument(node, 6, "divisor_override", None) is not None:
         return "divisor_override"
     return None
 

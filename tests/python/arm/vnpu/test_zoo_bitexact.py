@@ -101,7 +101,7 @@ def _cpu_plus_reference(compiled: Compiled) -> tuple[list[np.ndarray], list[Any]
     with torch.no_grad(), evaluate._native_output_silenced():
         outputs = evaluate._Recorder(compiled.report.graph_module, set(), references).run(*arguments)
     return ([t.detach().numpy() for t in evaluate._as_list(outputs)],
-            evaluate._output_lsb(reference_graph.graph))
+            evaluate.output_lsb(reference_graph.graph))
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -15,6 +15,7 @@ from kiln.backends.arm.tosa.builder import TosaBuilder
 from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.rescale import emit_clamp, emit_rescale, requantize
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm
+from kiln.passes.activations import activation_range
 
 _qd = None
 
@@ -68,23 +69,6 @@ class TosaLoweringError(KilnError):
         self.subgraph = subgraph
         self.node = node
         self.reason = reason
-
-
-# Activations PT2E fuses between an operator and its output quantize node, as the
-# (low, high) float range they clamp to (None = unbounded).
-def activation_range(node: torch.fx.Node) -> tuple[float | None, float | None] | None:
-    aten = torch.ops.aten
-    if node.target in (aten.relu.default, aten.relu_.default):
-        return 0.0, None
-    if node.target in (aten.hardtanh.default, aten.hardtanh_.default):
-        low = node.args[1] if len(node.args) > 1 else node.kwargs.get("min_val", -1.0)
-        high = node.args[2] if len(node.args) > 2 else node.kwargs.get("max_val", 1.0)
-        return float(low), float(high)
-    if node.target in (aten.clamp.default,):
-        low = node.args[1] if len(node.args) > 1 else node.kwargs.get("min")
-        high = node.args[2] if len(node.args) > 2 else node.kwargs.get("max")
-        return (None if low is None else float(low)), (None if high is None else float(high))
-    return None
 
 
 _VIEW_TARGETS = {

@@ -23,11 +23,12 @@ from typing import Any
 
 import torch
 
-from kiln.backends.arm.tosa.context import _VIEW_TARGETS, activation_range, is_dequantize, is_quantize, qd
+from kiln.backends.arm.tosa.context import _VIEW_TARGETS, is_dequantize, is_quantize, qd
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
 from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.resize import upsample_region
+from kiln.passes.activations import activation_range
 
 # Operators whose result is an exact rearrangement of their quantized input: the
 # lowering binds the result to the input's quantization, no quantize node needed.

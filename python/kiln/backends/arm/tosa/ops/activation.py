@@ -21,9 +21,10 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
-from kiln.backends.arm.tosa.context import LoweringContext, activation_range, is_quantize, qd
+from kiln.backends.arm.tosa.context import LoweringContext, is_quantize, qd
 from kiln.backends.arm.tosa.ops import REGISTRY, register
 from kiln.backends.arm.tosa.values import QTensor
+from kiln.passes.activations import activation_range
 
 aten = torch.ops.aten
 
