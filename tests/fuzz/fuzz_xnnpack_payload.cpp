@@ -22,6 +22,9 @@ using namespace kiln;
 
 /// Bytes of all of one call's tensors together; more is skipped.
 constexpr uint64_t kMaxTensorBytes = uint64_t{4} << 20;
+/// Bytes of all of a graph's values together; more and the call is skipped (init accepts up
+/// to 2 GiB of non-constant values, above the fuzzer's RSS limit).
+constexpr uint64_t kMaxGraphBytes = uint64_t{64} << 20;
 
 class FixedNamedData final : public NamedDataMap {
  public:
@@ -60,7 +63,26 @@ uint64_t value_bytes(const kiln_xnnpack::XNNGraph& graph, uint32_t id) {
   return 0;
 }
 
-/// The graph's inputs then outputs, sized as it declares them; false to skip the call.
+/// Bytes of every tensor value the graph declares (inputs, outputs, intermediates,
+/// constants), saturating at 2^40.
+uint64_t declared_bytes(const kiln_xnnpack::XNNGraph& graph) {
+  uint64_t total = 0;
+  for (const kiln_xnnpack::XValue* v : *graph.xvalues()) {
+    const kiln_xnnpack::XNNTensorValue* t = v->xvalue_union_as_XNNTensorValue();
+    if (t == nullptr && v->xvalue_union_as_XNNQuantizedTensorValue() != nullptr) {
+      t = v->xvalue_union_as_XNNQuantizedTensorValue()->tensor_value();
+    }
+    if (t == nullptr || t->dims() == nullptr) continue;
+    uint64_t n = 4;
+    for (uint32_t dim : *t->dims()) n = dim != 0 && n > (uint64_t{1} << 40) / dim ? uint64_t{1} << 40 : n * dim;
+    total += n;
+    if (total > (uint64_t{1} << 40)) return uint64_t{1} << 40;
+  }
+  return total;
+}
+
+/// The graph's inputs then outputs, sized as it declares them; false to skip the call
+/// (also when running it would touch more than kMaxGraphBytes).
 bool make_args(Span<const uint8_t> payload, std::vector<ByteTensor>& tensors) {
   // Where the flatbuffer is (init has checked the header: this is the same arithmetic).
   size_t offset = 0;
@@ -69,8 +91,11 @@ bool make_args(Span<const uint8_t> payload, std::vector<ByteTensor>& tensors) {
     offset = payload[10] | payload[11] << 8 | payload[12] << 16 | static_cast<size_t>(payload[13]) << 24;
     size = payload[14] | payload[15] << 8 | payload[16] << 16 | static_cast<size_t>(payload[17]) << 24;
   }
-  const auto* graph = flatbuffers::GetRoot<kiln_xnnpack::XNNGraph>(payload.data() + offset);
-  (void)size;
+  // An aligned copy, as the backend reads it (the header's offset may be odd).
+  std::vector<uint64_t> aligned((size + 7) / 8 + 1);
+  std::memcpy(aligned.data(), payload.data() + offset, size);
+  const auto* graph = flatbuffers::GetRoot<kiln_xnnpack::XNNGraph>(aligned.data());
+  if (declared_bytes(*graph) > kMaxGraphBytes) return false;
   uint64_t total = 0;
   for (const auto* ids : {graph->input_ids(), graph->output_ids()}) {
     if (ids == nullptr) continue;

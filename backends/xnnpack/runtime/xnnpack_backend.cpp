@@ -48,6 +48,12 @@ Result<const kiln_xnnpack::XNNGraph*> read_graph(Span<const uint8_t> flatbuffer)
   return graph;
 }
 
+/// An upper bound on what XNNPACK's workspace and Kiln's step buffers may allocate: the
+/// bytes of every non-constant value together (constants are bounded by the payload). 2 GiB
+/// is far above any model this delegate is meant for; a hostile graph's shapes could
+/// otherwise ask for terabytes at init.
+constexpr size_t kMaxVariableBytes = size_t{2} << 30;
+
 /// Indexes the values by id and sizes them; rejects what this backend cannot take.
 Error index_values(Delegate& d) {
   const auto* values = d.graph->xvalues();
@@ -62,6 +68,7 @@ Error index_values(Delegate& d) {
   if (!d.value_position || !d.value_nbytes || !d.value_data || !d.buffers || !d.scales || !d.value_constant || !seen) {
     return Error::MemoryAllocationFailed;
   }
+  size_t variable_bytes = 0;
   for (uint32_t i = 0; i < d.num_values; ++i) {
     const kiln_xnnpack::XNNTensorValue* t = tensor_of(*values->Get(i));
     if (t == nullptr) {
@@ -94,6 +101,15 @@ Error index_values(Delegate& d) {
         return Error::DelegatePayloadBadSize;
       }
       nbytes *= dim;
+    }
+    if (t->constant_buffer_idx() == 0) {
+      variable_bytes += nbytes;
+      if (variable_bytes > kMaxVariableBytes) {
+        KILN_LOG(Error, "XNNPACK graph: its inputs, outputs and intermediates declare more than %zu MiB "
+                 "(value %u adds %zu bytes); this delegate takes at most that much", kMaxVariableBytes >> 20, i,
+                 nbytes);
+        return Error::DelegatePayloadBadSize;
+      }
     }
     seen[t->id_out()] = true;
     d.value_position[t->id_out()] = i;
@@ -193,13 +209,15 @@ Error check_io_ids(const Delegate& d, const flatbuffers::Vector<uint32_t>* ids, 
   return Error::Ok;
 }
 
-bool is_graph_io(const Delegate& d, uint32_t id) {
-  for (const auto* ids : {d.graph->input_ids(), d.graph->output_ids()}) {
-    for (size_t i = 0; ids != nullptr && i < ids->size(); ++i) {
-      if (ids->Get(static_cast<flatbuffers::uoffset_t>(i)) == id) return true;
-    }
+bool contains(const flatbuffers::Vector<uint32_t>* ids, uint32_t id) {
+  for (size_t i = 0; ids != nullptr && i < ids->size(); ++i) {
+    if (ids->Get(static_cast<flatbuffers::uoffset_t>(i)) == id) return true;
   }
   return false;
+}
+
+bool is_graph_io(const Delegate& d, uint32_t id) {
+  return contains(d.graph->input_ids(), id) || contains(d.graph->output_ids(), id);
 }
 
 /// Builds step `s` (an XNNPACK runtime over the nodes assigned to it).
@@ -265,7 +283,8 @@ Error plan(Delegate& d, const ValueSource& source) {
   auto step_of_node = make_array<size_t>(nodes->size());
   auto uses = make_array<ValueUse>(d.num_values);
   auto xnn_ids = make_array<uint32_t>(d.num_values);
-  if (!step_of_node || !uses || !xnn_ids) return Error::MemoryAllocationFailed;
+  auto written = make_array<bool>(d.num_values);
+  if (!step_of_node || !uses || !xnn_ids || !written) return Error::MemoryAllocationFailed;
   KILN_TRY_ASSIGN(d.num_steps, assign_steps(d, step_of_node.get()));
   d.steps = make_array<Step>(d.num_steps);
   if (!d.steps) return Error::MemoryAllocationFailed;
@@ -278,7 +297,15 @@ Error plan(Delegate& d, const ValueSource& source) {
       if (v == kNoValue) continue;
       if (uses[v].first_step == kNoStep) uses[v].first_step = s;
       else if (uses[v].first_step != s) uses[v].shared = true;
-      if (i >= io.num_inputs) uses[v].producer = s;
+      if (i < io.num_inputs) continue;
+      // Each value has one producer, and it is not data from outside (XNNPACK asserts).
+      if (written[v] || is_constant(d, v) || contains(d.graph->input_ids(), v)) {
+        KILN_LOG(Error, "XNNPACK node %u writes value %u, which %s", k, v,
+                 written[v] ? "an earlier node writes" : is_constant(d, v) ? "is a constant" : "is a graph input");
+        return Error::DelegatePayloadBadIo;
+      }
+      written[v] = true;
+      uses[v].producer = s;
     }
     if (nodes->Get(k)->xnode_union_type() == NodeUnion::XNNStaticTranspose) {
       KILN_TRY_ASSIGN(d.steps[s].permute, plan_permute(d, *nodes->Get(k)->xnode_union_as_XNNStaticTranspose(), k));

@@ -227,6 +227,49 @@ TEST_F(XnnpackBackendTest, ANodeThisXnnpackLacksIsNamed) {
   EXPECT_EQ(init(b.payload({0, 1}, {2}, {})).error(), Error::NotSupported);
 }
 
+TEST_F(XnnpackBackendTest, AFlatbufferAtAnOddOffsetRunsFromAnAlignedCopy) {
+  // One byte before the flatbuffer: its offset (header bytes 10-13) and the constant data's
+  // (18-21) move by one, so the flatbuffer starts misaligned in an aligned vector.
+  std::vector<uint8_t> payload = kiln_test::add_constant_payload();
+  const uint32_t fb_offset = payload[10] | payload[11] << 8 | payload[12] << 16 | uint32_t{payload[13]} << 24;
+  payload.insert(payload.begin() + fb_offset, uint8_t{0});
+  payload[10] = static_cast<uint8_t>(payload[10] + 1);
+  payload[18] = static_cast<uint8_t>(payload[18] + 1);
+  ASSERT_EQ(fb_offset % 8, 0u);
+  auto handle = init(payload);
+  ASSERT_TRUE(handle.ok()) << kiln::error_name(handle.error());
+  FloatTensor in({2, 3});
+  FloatTensor out({2, 3});
+  for (size_t i = 0; i < 6; ++i) in.data[i] = 0.25f * static_cast<float>(i);
+  ASSERT_EQ(run(*handle, in, out), Error::Ok);
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(out.data[i], 0.25f * static_cast<float>(i) + static_cast<float>(i + 1));
+  backend_.destroy(*handle);
+}
+
+TEST_F(XnnpackBackendTest, ValuesOfMoreThanTwoGibibytesAreRefusedAtInit) {
+  XnnGraphBuilder b;  // 3 x 1 GiB of floats: XNNPACK's workspace would ask for them at init
+  b.value({0, {256, 1024, 1024}});
+  b.value({1, {256, 1024, 1024}});
+  b.value({2, {256, 1024, 1024}});
+  b.binary(NodeUnion::XNNAdd, 0, 1, 2);
+  EXPECT_EQ(init(b.payload({0, 1}, {2}, {})).error(), Error::DelegatePayloadBadSize);
+}
+
+TEST_F(XnnpackBackendTest, AValueWrittenTwiceOrAnInputWrittenIsNamed) {
+  XnnGraphBuilder twice;
+  twice.value({0, {2, 3}});
+  twice.value({1, {2, 3}});
+  twice.value({2, {2, 3}});
+  twice.binary(NodeUnion::XNNAdd, 0, 1, 2);
+  twice.binary(NodeUnion::XNNMultiply, 0, 1, 2);
+  EXPECT_EQ(init(twice.payload({0, 1}, {2}, {})).error(), Error::DelegatePayloadBadIo);
+  XnnGraphBuilder input;
+  input.value({0, {2, 3}});
+  input.value({1, {2, 3}});
+  input.binary(NodeUnion::XNNAdd, 0, 1, 1);
+  EXPECT_EQ(init(input.payload({0, 1}, {1}, {})).error(), Error::DelegatePayloadBadIo);
+}
+
 TEST_F(XnnpackBackendTest, ZeroThreadsAreRefused) {
   EXPECT_EQ(kiln::set_xnnpack_threads(0), Error::InvalidArgument);
   EXPECT_EQ(kiln::xnnpack_threads(), 1u);
