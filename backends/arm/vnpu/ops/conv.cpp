@@ -18,7 +18,8 @@ namespace {
 
 // Four dot products of `a` with b0..b3 (n int16 pairs each), 32-bit accumulation that
 // wraps like the NPU's 32-bit accumulators (a hostile kernel of more than 2^13 taps times
-// channels can pass 2^31; valid ones stay far below). Each product fits in int32 (9-bit IFM, 16-bit weight).
+// channels can pass 2^31; valid ones stay far below). Each product (9-bit IFM value times
+// 16-bit weight) fits in int32.
 inline void dot4(const int16_t* a, const int16_t* b0, const int16_t* b1, const int16_t* b2,
                  const int16_t* b3, uint32_t n, int32_t* out) {
   uint32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
