@@ -10,6 +10,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/xnnpack/runtime/delegate.h"
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
 #include "kiln_xnnpack_schema/xnnpack_graph_generated.h"
 #include "runtime/core/evalue.h"
@@ -47,10 +48,7 @@ struct ByteTensor {
 /// The bytes the graph declares for value `id` (0 if unknown or too big).
 uint64_t value_bytes(const kiln_xnnpack::XNNGraph& graph, uint32_t id) {
   for (const kiln_xnnpack::XValue* v : *graph.xvalues()) {
-    const kiln_xnnpack::XNNTensorValue* t = v->xvalue_union_as_XNNTensorValue();
-    if (t == nullptr && v->xvalue_union_as_XNNQuantizedTensorValue() != nullptr) {
-      t = v->xvalue_union_as_XNNQuantizedTensorValue()->tensor_value();
-    }
+    const kiln_xnnpack::XNNTensorValue* t = xnnpack::tensor_of(*v);
     if (t == nullptr || t->id_out() != id || t->dims() == nullptr) continue;
     const int type = static_cast<int>(t->datatype());
     uint64_t n = (type == 1 || type == 5 || type == 7) ? 4 : 1;
@@ -68,10 +66,7 @@ uint64_t value_bytes(const kiln_xnnpack::XNNGraph& graph, uint32_t id) {
 uint64_t declared_bytes(const kiln_xnnpack::XNNGraph& graph) {
   uint64_t total = 0;
   for (const kiln_xnnpack::XValue* v : *graph.xvalues()) {
-    const kiln_xnnpack::XNNTensorValue* t = v->xvalue_union_as_XNNTensorValue();
-    if (t == nullptr && v->xvalue_union_as_XNNQuantizedTensorValue() != nullptr) {
-      t = v->xvalue_union_as_XNNQuantizedTensorValue()->tensor_value();
-    }
+    const kiln_xnnpack::XNNTensorValue* t = xnnpack::tensor_of(*v);
     if (t == nullptr || t->dims() == nullptr) continue;
     uint64_t n = 4;
     for (uint32_t dim : *t->dims()) n = dim != 0 && n > (uint64_t{1} << 40) / dim ? uint64_t{1} << 40 : n * dim;

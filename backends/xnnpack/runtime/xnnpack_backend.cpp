@@ -283,8 +283,7 @@ Error plan(Delegate& d, const ValueSource& source) {
   auto step_of_node = make_array<size_t>(nodes->size());
   auto uses = make_array<ValueUse>(d.num_values);
   auto xnn_ids = make_array<uint32_t>(d.num_values);
-  auto written = make_array<bool>(d.num_values);
-  if (!step_of_node || !uses || !xnn_ids || !written) return Error::MemoryAllocationFailed;
+  if (!step_of_node || !uses || !xnn_ids) return Error::MemoryAllocationFailed;
   KILN_TRY_ASSIGN(d.num_steps, assign_steps(d, step_of_node.get()));
   d.steps = make_array<Step>(d.num_steps);
   if (!d.steps) return Error::MemoryAllocationFailed;
@@ -297,14 +296,23 @@ Error plan(Delegate& d, const ValueSource& source) {
       if (v == kNoValue) continue;
       if (uses[v].first_step == kNoStep) uses[v].first_step = s;
       else if (uses[v].first_step != s) uses[v].shared = true;
-      if (i < io.num_inputs) continue;
+      if (i < io.num_inputs) {
+        // A value is read after something wrote it: a constant, a graph input or an earlier
+        // node (XNNPACK asserts on, or reads garbage from, a value nothing writes).
+        if (uses[v].producer == kNoStep && !is_constant(d, v) && !contains(d.graph->input_ids(), v)) {
+          KILN_LOG(Error, "XNNPACK node %u reads value %u, which no earlier node writes and which is "
+                   "neither a constant nor a graph input", k, v);
+          return Error::DelegatePayloadBadIo;
+        }
+        continue;
+      }
       // Each value has one producer, and it is not data from outside (XNNPACK asserts).
-      if (written[v] || is_constant(d, v) || contains(d.graph->input_ids(), v)) {
+      const bool written = uses[v].producer != kNoStep;
+      if (written || is_constant(d, v) || contains(d.graph->input_ids(), v)) {
         KILN_LOG(Error, "XNNPACK node %u writes value %u, which %s", k, v,
-                 written[v] ? "an earlier node writes" : is_constant(d, v) ? "is a constant" : "is a graph input");
+                 written ? "an earlier node writes" : is_constant(d, v) ? "is a constant" : "is a graph input");
         return Error::DelegatePayloadBadIo;
       }
-      written[v] = true;
       uses[v].producer = s;
     }
     if (nodes->Get(k)->xnode_union_type() == NodeUnion::XNNStaticTranspose) {
@@ -317,6 +325,14 @@ Error plan(Delegate& d, const ValueSource& source) {
   if (outputs == nullptr || outputs->size() == 0) {
     KILN_LOG(Error, "XNNPACK graph has no outputs");
     return Error::DelegatePayloadBadIo;
+  }
+  // An output is written by a node (or is an input passed through), never left as it was.
+  for (size_t i = 0; i < outputs->size(); ++i) {
+    const uint32_t v = outputs->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (uses[v].producer == kNoStep && !contains(d.graph->input_ids(), v)) {
+      KILN_LOG(Error, "XNNPACK graph output %zu is value %u, which no node writes", i, v);
+      return Error::DelegatePayloadBadIo;
+    }
   }
   auto read = make_array<bool>(d.num_values);
   if (!read) return Error::MemoryAllocationFailed;

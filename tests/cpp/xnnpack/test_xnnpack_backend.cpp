@@ -72,21 +72,25 @@ class XnnpackBackendTest : public ::testing::Test {
     return backend_.execute(context, handle, {args, 2});
   }
 
+  /// add_constant_payload's graph (input [2,3] + floats 1..6) on inputs 0, 0.5, ..., 2.5.
+  void expect_adds_one_to_six(const std::vector<uint8_t>& payload) {
+    auto handle = init(payload);
+    ASSERT_TRUE(handle.ok()) << kiln::error_name(handle.error());
+    FloatTensor in({2, 3});
+    FloatTensor out({2, 3});
+    for (size_t i = 0; i < 6; ++i) in.data[i] = 0.5f * static_cast<float>(i);
+    ASSERT_EQ(run(*handle, in, out), Error::Ok);
+    for (size_t i = 0; i < 6; ++i) EXPECT_EQ(out.data[i], 0.5f * static_cast<float>(i) + static_cast<float>(i + 1));
+    backend_.destroy(*handle);
+  }
+
   kiln::XnnpackBackend backend_;
   std::vector<uint8_t> pool_ = std::vector<uint8_t>(4096);
   kiln::MemoryAllocator allocator_{pool_.data(), pool_.size()};
 };
 
 TEST_F(XnnpackBackendTest, AddsAConstantFromThePayloadsConstantData) {
-  const std::vector<uint8_t> payload = kiln_test::add_constant_payload();
-  auto handle = init(payload);
-  ASSERT_TRUE(handle.ok()) << kiln::error_name(handle.error());
-  FloatTensor in({2, 3});
-  FloatTensor out({2, 3});
-  for (size_t i = 0; i < 6; ++i) in.data[i] = 0.5f * static_cast<float>(i);
-  ASSERT_EQ(run(*handle, in, out), Error::Ok);
-  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(out.data[i], 0.5f * static_cast<float>(i) + static_cast<float>(i + 1));
-  backend_.destroy(*handle);
+  expect_adds_one_to_six(kiln_test::add_constant_payload());
 }
 
 TEST_F(XnnpackBackendTest, ReadsConstantsFromTheProgramsNamedData) {
@@ -236,14 +240,7 @@ TEST_F(XnnpackBackendTest, AFlatbufferAtAnOddOffsetRunsFromAnAlignedCopy) {
   payload[10] = static_cast<uint8_t>(payload[10] + 1);
   payload[18] = static_cast<uint8_t>(payload[18] + 1);
   ASSERT_EQ(fb_offset % 8, 0u);
-  auto handle = init(payload);
-  ASSERT_TRUE(handle.ok()) << kiln::error_name(handle.error());
-  FloatTensor in({2, 3});
-  FloatTensor out({2, 3});
-  for (size_t i = 0; i < 6; ++i) in.data[i] = 0.25f * static_cast<float>(i);
-  ASSERT_EQ(run(*handle, in, out), Error::Ok);
-  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(out.data[i], 0.25f * static_cast<float>(i) + static_cast<float>(i + 1));
-  backend_.destroy(*handle);
+  expect_adds_one_to_six(payload);
 }
 
 TEST_F(XnnpackBackendTest, ValuesOfMoreThanTwoGibibytesAreRefusedAtInit) {
@@ -268,6 +265,26 @@ TEST_F(XnnpackBackendTest, AValueWrittenTwiceOrAnInputWrittenIsNamed) {
   input.value({1, {2, 3}});
   input.binary(NodeUnion::XNNAdd, 0, 1, 1);
   EXPECT_EQ(init(input.payload({0, 1}, {1}, {})).error(), Error::DelegatePayloadBadIo);
+}
+
+TEST_F(XnnpackBackendTest, AValueThatNothingWritesIsNamedWhenReadOrOutput) {
+  // Value 3 is neither a graph input nor a constant, and no node writes it: XNNPACK would
+  // assert when it sets the node up (the fuzzers found this with a leaky ReLU).
+  XnnGraphBuilder read;
+  read.value({0, {2, 3}});
+  read.value({1, {2, 3}});
+  read.value({2, {2, 3}});
+  read.value({3, {2, 3}});
+  read.binary(NodeUnion::XNNAdd, 0, 3, 2);
+  EXPECT_EQ(init(read.payload({0, 1}, {2}, {})).error(), Error::DelegatePayloadBadIo);
+  // An output that no node writes would come back as whatever its buffer held.
+  XnnGraphBuilder output;
+  output.value({0, {2, 3}});
+  output.value({1, {2, 3}});
+  output.value({2, {2, 3}});
+  output.value({3, {2, 3}});
+  output.binary(NodeUnion::XNNAdd, 0, 1, 2);
+  EXPECT_EQ(init(output.payload({0, 1}, {2, 3}, {})).error(), Error::DelegatePayloadBadIo);
 }
 
 TEST_F(XnnpackBackendTest, ZeroThreadsAreRefused) {
