@@ -1,6 +1,7 @@
 #include "backends/arm/vnpu/feature_map.h"
 
 #include "runtime/platform/log.h"
+#include "runtime/platform/platform.h"
 
 namespace kiln::vnpu {
 namespace {
@@ -49,6 +50,12 @@ void FeatureMap::permute(uint32_t* y, uint32_t* x, uint32_t* c) const {
   }
 }
 
+void FeatureMap::extent_violation(uint32_t y, uint32_t x, uint32_t c) const {
+  KILN_LOG(Fatal, "virtual NPU bug: element (%u, %u, %u) lies outside the bound extent %ux%ux%u", y, x, c,
+           height_, width_, depth_);
+  kiln_pal_abort();
+}
+
 void FeatureMap::bind_dense(uint8_t* data, ElemType type, uint32_t height, uint32_t width,
                             uint32_t depth) {
   *this = FeatureMap();
@@ -65,6 +72,18 @@ void FeatureMap::bind_dense(uint8_t* data, ElemType type, uint32_t height, uint3
   stride_y_ = stride_x_ * width;
   stride_c_ = elem_size_;
   counter_index_ = kMaxRegions;
+}
+
+uint64_t FeatureMap::channel_bytes(uint32_t depth) const {
+  if (format_ == DataFormat::Nhwc) return uint64_t{depth} * elem_size_;
+  // NHCWB16: the last brick holds the remaining channels; a brick before it holds 16, and
+  // reaches further than the last one when the C stride is shorter than a brick (a hostile
+  // stream's registers may say so).
+  const uint64_t last_brick = (depth - 1) >> 4;
+  const uint64_t last = last_brick * stride_c_ + (((depth - 1) & 15u) + 1u) * elem_size_;
+  if (last_brick == 0) return last;
+  const uint64_t full = (last_brick - 1) * stride_c_ + 16u * elem_size_;
+  return full > last ? full : last;
 }
 
 Error FeatureMap::bind(const FmDesc& fm, const char* name, Span<const Region> regions,
@@ -113,12 +132,7 @@ Error FeatureMap::bind(const FmDesc& fm, const char* name, Span<const Region> re
                                  height > height0_ ? height - height0_ : 0,
                                  height > height1_ ? height - height1_ : 0};
   const uint32_t tile_cols[4] = {left_w, right_w, left_w, right_w};
-  uint64_t channel_extent;
-  if (format_ == DataFormat::Nhwc) {
-    channel_extent = uint64_t{depth} * elem_size_;
-  } else {
-    channel_extent = uint64_t{(depth - 1) >> 4} * stride_c_ + (((depth - 1) & 15u) + 1u) * elem_size_;
-  }
+  const uint64_t channel_extent = channel_bytes(depth);
   for (int t = 0; t < 4; ++t) {
     if (tile_rows[t] == 0 || tile_cols[t] == 0) continue;
     const uint64_t end = uint64_t{fm.base[t]} + uint64_t{tile_rows[t] - 1} * fm.stride_y +

@@ -33,14 +33,24 @@ class FeatureMap final {
   void set_permutation(OfmTranspose transpose, OfmReverse reverse, uint32_t height, uint32_t width,
                        uint32_t depth);
 
-  int64_t read(uint32_t y, uint32_t x, uint32_t c) const { return load(data_ + offset(y, x, c)); }
+  int64_t read(uint32_t y, uint32_t x, uint32_t c) const {
+    expect_in_extent(y, x, c);
+    return load(data_ + offset(y, x, c));
+  }
   void write(uint32_t y, uint32_t x, uint32_t c, int64_t value) {
     if (permuted_) permute(&y, &x, &c);
+    expect_in_extent(y, x, c);
     store(data_ + offset(y, x, c), value);
   }
   /// Pointer to element (y, x, 0); in NHWC the channels follow contiguously.
-  const uint8_t* pixel(uint32_t y, uint32_t x) const { return data_ + offset(y, x, 0); }
-  uint8_t* mutable_pixel(uint32_t y, uint32_t x) { return data_ + offset(y, x, 0); }
+  const uint8_t* pixel(uint32_t y, uint32_t x) const {
+    expect_in_extent(y, x, 0);
+    return data_ + offset(y, x, 0);
+  }
+  uint8_t* mutable_pixel(uint32_t y, uint32_t x) {
+    expect_in_extent(y, x, 0);
+    return data_ + offset(y, x, 0);
+  }
   /// Byte offset of channel c from its pixel (NHWC: packed; NHCWB16: brick, then lane).
   size_t channel_offset(uint32_t c) const {
     if (format_ == DataFormat::Nhwc) return size_t{c} * elem_size_;
@@ -98,6 +108,21 @@ class FeatureMap final {
 
  private:
   void permute(uint32_t* y, uint32_t* x, uint32_t* c) const;
+  /// Bytes from a pixel to the end of its last channel (depth > 0).
+  uint64_t channel_bytes(uint32_t depth) const;
+  /// bind() checked the bound extent against the region once, so accesses need no checks:
+  /// an operation must stay inside the extent it bound. Debug builds (the sanitizer and fuzz
+  /// presets) verify that on every access and abort on a vNPU bug; release builds trust it.
+  void expect_in_extent(uint32_t y, uint32_t x, uint32_t c) const {
+#ifndef NDEBUG
+    if (y >= height_ || x >= width_ || (c >= depth_ && !(c == 0 && depth_ == 0))) {
+      extent_violation(y, x, c);
+    }
+#else
+    (void)y, (void)x, (void)c;
+#endif
+  }
+  [[noreturn]] void extent_violation(uint32_t y, uint32_t x, uint32_t c) const;
 
   uint8_t* data_ = nullptr;
   size_t base_[4] = {};

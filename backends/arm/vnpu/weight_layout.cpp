@@ -82,7 +82,14 @@ Error load_dense_weights(OpContext& ctx, const WeightShape& l, const int16_t** d
     return Error::OutOfResources;
   }
   std::memset(out, 0, static_cast<size_t>(dense_count) * sizeof(int16_t));
+  // The stream order comes from registers (block depths, cores): a slot it names outside
+  // the kernel is refused, never written.
+  bool outside = false;
   const auto put = [&](uint32_t o, uint32_t y, uint32_t x, uint32_t c, int16_t value) {
+    if (o >= l.ofm_depth || y >= kh || x >= kw || c >= id) {
+      outside = true;
+      return;
+    }
     out[((o * kh + y) * kw + x) * id + c] = value;
   };
   if (interleaved) {
@@ -123,6 +130,12 @@ Error load_dense_weights(OpContext& ctx, const WeightShape& l, const int16_t** d
         ++i;
       });
     }
+  }
+  if (outside) {
+    KILN_LOG(Error, "weight stream order names a weight outside the %ux%llux%llux%llu kernel", l.ofm_depth,
+             static_cast<unsigned long long>(kh), static_cast<unsigned long long>(kw),
+             static_cast<unsigned long long>(id));
+    return Error::NpuWeightStreamInvalid;
   }
   *dense = out;
   return Error::Ok;

@@ -207,6 +207,27 @@ TEST_F(VirtualNpuTest, FeatureMapBeyondRegionIsRejected) {
   EXPECT_EQ(run(s.words), Error::NpuRegionOutOfBounds);
 }
 
+// A brick holds 16 channels whatever the C stride says: with a C stride shorter than a brick,
+// the first brick reaches further than the last one, and the extent check must see that
+// (the fuzzers found a read past a region this way).
+TEST_F(VirtualNpuTest, Nhcwb16BricksLongerThanTheChannelStrideAreChecked) {
+  StreamBuilder s;
+  // 1x1x20 NHCWB16 IFM at 1010 in the 1024-byte region 1, C stride 1: channel 15 of the
+  // first brick is byte 1025; the last brick (channels 16-19) ends at byte 1015.
+  s.ifm(1, 1010, 1, 1, 20).cmd0(Cmd0::IfmPrecision, 1u | (1u << 6)).cmd1(Cmd1::IfmStrideC, 1);
+  s.ifm2(1, 0, 1, 1, 20).ofm(1, 64, 1, 1, 20).unit_output_stage();
+  s.cmd0(Cmd0::Ifm2Broadcast, 0);
+  s.cmd0(Cmd0::OpElementwise, static_cast<uint32_t>(ElementwiseMode::Add));
+  EXPECT_EQ(run(s.words), Error::NpuRegionOutOfBounds);
+  // The same map with a C stride of a whole brick and room for it runs.
+  StreamBuilder ok;
+  ok.ifm(1, 900, 1, 1, 20).cmd0(Cmd0::IfmPrecision, 1u | (1u << 6)).cmd1(Cmd1::IfmStrideC, 16);
+  ok.ifm2(1, 0, 1, 1, 20).ofm(1, 64, 1, 1, 20).unit_output_stage();
+  ok.cmd0(Cmd0::Ifm2Broadcast, 0);
+  ok.cmd0(Cmd0::OpElementwise, static_cast<uint32_t>(ElementwiseMode::Add));
+  EXPECT_EQ(run(ok.words), Error::Ok);
+}
+
 TEST_F(VirtualNpuTest, WorkLimitStopsLargeOperations) {
   StreamBuilder s;
   s.ifm(1, 0, 4, 4, 8).ifm2(1, 0, 4, 4, 8).ofm(1, 256, 4, 4, 8).unit_output_stage();
