@@ -152,8 +152,12 @@ def _states(plan: pte.ExecutionPlanT) -> tuple[StateEntry, ...]:
     """The method's state: planned tensors with an initial value in the program (value
     order), then those the program writes back but gives no initial value (the runtime
     starts them at zero) — the order of MethodMeta::state_meta."""
-    with_data = [i for i in range(len(plan.values or [])) if (t := _planned_tensor(plan, i)) and t.dataBufferIdx]
-    without = [i for i in _written_back_states(plan) if not _planned_tensor(plan, i).dataBufferIdx]  # type: ignore[union-attr]
+    def has_initial_value(index: int) -> bool:
+        tensor = _planned_tensor(plan, index)
+        return tensor is not None and bool(tensor.dataBufferIdx)
+
+    with_data = [i for i in range(len(plan.values or [])) if has_initial_value(i)]
+    without = [i for i in _written_back_states(plan) if not has_initial_value(i)]
     states = []
     for index in with_data + without:
         tensor = plan.values[index].val
