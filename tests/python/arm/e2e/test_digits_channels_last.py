@@ -117,6 +117,7 @@ def test_fp32_program_matches_eager(trained) -> None:
     assert _accuracy(lambda x: method.execute([x])[0], x_test, y_test) == pytest.approx(fp32_accuracy, abs=1e-9)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("target", TARGETS)
 def test_int8_on_the_virtual_npu_is_fully_delegated_and_within_one_point_of_fp32(trained, quantized,
                                                                                   target: str) -> None:
