@@ -193,15 +193,19 @@ def reshape_objection(node: torch.fx.Node) -> Optional[str]:
     value = _fake(node.args[0])
     size, stride, offset = _arguments(node)
     size, stride = _ints(size), _ints(stride)
-    if value is None or size is None or stride is None or not isinstance(offset, int):
+    if value is None or _ints(value.shape) is None or size is None or stride is None or not isinstance(offset, int):
         return "as_strided with sizes known only at run time is not a reshape"
     if not value.is_contiguous() or value.storage_offset() != 0 or _storage_elements(value) != value.numel():
         return (f"as_strided of a tensor not stored in row-major order (strides {list(value.stride())}, offset "
                 f"{value.storage_offset()}): it reads another order than the tensor's")
+    read = f"as_strided(size {list(size)}, stride {list(stride)}, offset {offset}) of a {list(value.shape)} tensor"
     order = dense_order(size, stride)
-    if order is None or not _is_identity(order) or offset != 0 or math.prod(size) != value.numel():
-        return (f"as_strided(size {list(size)}, stride {list(stride)}, offset {offset}) of a {list(value.shape)} "
-                "tensor reads its elements out of row-major order, some twice or not all: a gather, not a reshape")
+    if order is None:
+        return f"{read} reads some elements twice or skips some: a gather, not a reshape"
+    if offset != 0 or math.prod(size) != value.numel():
+        return f"{read} reads a part of it: a slice, not a reshape"
+    if not _is_identity(order):
+        return f"{read} reads it in dim order {list(order)}: a transpose, not a reshape"
     return None
 
 

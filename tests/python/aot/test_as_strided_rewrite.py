@@ -8,6 +8,7 @@ import copy
 
 import pytest
 import torch
+from torch import nn
 from torch.export import Dim
 
 import kiln
@@ -17,7 +18,7 @@ from kiln.passes.out_variants import to_out_variants
 aten = torch.ops.aten
 
 
-class Reads(torch.nn.Module):
+class Reads(nn.Module):
     """as_strided reads of every kind: through views, of storages laid out transposed,
     dense ones (restrides, a tail of the storage) and gathers (windows, repeats)."""
 
@@ -65,7 +66,7 @@ def test_kiln_program_runs_every_read() -> None:
 
 def test_a_channels_last_global_pool_is_a_view() -> None:
     """The restride torch.export emits after a channels-last global pool costs nothing."""
-    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten()).eval()
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.AdaptiveAvgPool2d(1), nn.Flatten()).eval()
     x = torch.randn(1, 3, 6, 6)
     contiguous_calls = kiln.export(model, (x,)).method("forward").operator_counts
     channels_last = (copy.deepcopy(model).to(memory_format=torch.channels_last),
@@ -85,12 +86,12 @@ def test_dense_order() -> None:
     assert dense_order((0, 3), (3, 1)) is None  # empty: the copy kernel's business
 
 
-class Flatten(torch.nn.Module):
+class Flatten(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.as_strided(x, (x.shape[0] * 6,), (1,))
 
 
-class ReadsInput(torch.nn.Module):
+class ReadsInput(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return torch.as_strided(x, (2,), (1,), 0)
 
@@ -111,3 +112,22 @@ def test_out_variants_refuse_an_as_strided_left_in_eager_terms() -> None:
     with pytest.raises(kiln.UnsupportedOperatorError, match="through a view") as caught:
         to_out_variants(program)
     assert caught.value.operator == "aten::as_strided"
+
+
+class Restrides(nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        y = x * 1
+        return (torch.as_strided(y, (6, 4), (4, 1)), torch.as_strided(y, (6, 4), (1, 6)),
+                torch.as_strided(y, (2, 5), (5, 1), 3), torch.as_strided(y, (3, 4), (2, 1)),
+                torch.as_strided(y.t(), (24,), (1,)))
+
+
+def test_reshape_objection_says_what_the_read_is_instead() -> None:
+    """What the backends are told about an as_strided the rewrite has not seen."""
+    program = torch.export.export(Restrides(), (torch.randn(4, 6),)).run_decompositions()
+    reasons = [reshape_objection(n) for n in _as_strided_nodes(program)]
+    assert reasons[0] is None
+    assert "in dim order [1, 0]: a transpose, not a reshape" in reasons[1]
+    assert "reads a part of it: a slice, not a reshape" in reasons[2]
+    assert "reads some elements twice or skips some: a gather, not a reshape" in reasons[3]
+    assert "not stored in row-major order (strides [1, 6]" in reasons[4]
