@@ -1,0 +1,423 @@
+# Board profiles for the firmware build. A board is one JSON file (platform/boards/<name>.json;
+# the format: docs/board-files.md); Python reads the same files (kiln.boards). From it come
+# the linker script (platform/firmware.ld.in), the compile definitions of the board support
+# (and, later, of the NPU driver) and the arguments of the build-time memory-fit check
+# (platform/check_memory_fit.cmake).
+#
+#   kiln_board_locate(<out_var>)        the board file: KILN_BOARD_FILE, else boards/${KILN_BOARD}.json
+#   kiln_board_read(<file>)             sets the KILN_BOARD_* variables below in the caller's scope
+#   kiln_board_use()                    kiln_board_read() of the build's board (located once)
+#   kiln_board_write_linker_script(<file>)
+#   kiln_board_compile_definitions(<out_var>)
+#   kiln_board_fit_check_arguments(<out_var>)
+#
+# Only a few facts are checked here (enough for a clear error instead of a broken link);
+# `python -m kiln.boards check FILE` checks every field, unknown keys included.
+#
+# Functions only: this file is included once (include_guard) but used from several
+# directories, whose variables it cannot share.
+include_guard(GLOBAL)
+
+# Sizes and addresses are JSON numbers or strings: decimal, 0x hexadecimal, or a number
+# followed by K, M or G (KiB, MiB, GiB).
+function(_kiln_board_bytes out_var text what)
+  if(text MATCHES "^0[xX][0-9a-fA-F]+$")
+    math(EXPR _value "${text}")
+  elseif(text MATCHES "^([0-9]+)([KMG]?)$")
+    set(_scale_K 1024)
+    set(_scale_M 1048576)
+    set(_scale_G 1073741824)
+    if(CMAKE_MATCH_2)
+      math(EXPR _value "${CMAKE_MATCH_1} * ${_scale_${CMAKE_MATCH_2}}")
+    else()
+      set(_value "${CMAKE_MATCH_1}")
+    endif()
+  else()
+    _kiln_board_error("${what}: '${text}' is not a size or address (decimal, 0x hexadecimal, or a number with K, M or G)")
+  endif()
+  set(${out_var} "${_value}" PARENT_SCOPE)
+endfunction()
+
+# 0x%08X, the way addresses are written in board files and Arm's documents.
+function(_kiln_board_hex out_var value)
+  math(EXPR _hex "${value}" OUTPUT_FORMAT HEXADECIMAL)
+  string(SUBSTRING "${_hex}" 2 -1 _digits)
+  string(TOUPPER "${_digits}" _digits)
+  string(LENGTH "${_digits}" _length)
+  while(_length LESS 8)
+    string(PREPEND _digits "0")
+    math(EXPR _length "${_length} + 1")
+  endwhile()
+  set(${out_var} "0x${_digits}" PARENT_SCOPE)
+endfunction()
+
+# The message's parts are joined: a long message may be given as several strings.
+function(_kiln_board_error)
+  string(CONCAT _text ${ARGV})
+  message(FATAL_ERROR "board file ${_KILN_BOARD_FILE}: ${_text}")
+endfunction()
+
+# A member's path as errors name it, the way kiln.boards does: memory.regions[2].size.
+function(_kiln_board_where out_var)
+  set(_where "")
+  foreach(_part IN LISTS ARGN)
+    if(_part MATCHES "^[0-9]+$")
+      string(APPEND _where "[${_part}]")
+    elseif(_where STREQUAL "")
+      set(_where "${_part}")
+    else()
+      string(APPEND _where ".${_part}")
+    endif()
+  endforeach()
+  set(${out_var} "${_where}" PARENT_SCOPE)
+endfunction()
+
+# The member at `path...` (JSON keys and array indices), or an error naming it.
+function(_kiln_board_get out_var)
+  string(JSON _value ERROR_VARIABLE _error GET "${_KILN_BOARD_JSON}" ${ARGN})
+  if(_error)
+    _kiln_board_where(_where ${ARGN})
+    _kiln_board_error("${_where}: missing")
+  endif()
+  set(${out_var} "${_value}" PARENT_SCOPE)
+endfunction()
+
+# Like _kiln_board_get, but `default` when the member is absent or null.
+function(_kiln_board_get_optional out_var default)
+  string(JSON _type ERROR_VARIABLE _error TYPE "${_KILN_BOARD_JSON}" ${ARGN})
+  if(_error OR _type STREQUAL "NULL")
+    set(${out_var} "${default}" PARENT_SCOPE)
+  else()
+    _kiln_board_get(_value ${ARGN})
+    set(${out_var} "${_value}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_kiln_board_get_bytes out_var)
+  _kiln_board_get(_text ${ARGN})
+  _kiln_board_where(_where ${ARGN})
+  _kiln_board_bytes(_value "${_text}" "${_where}")
+  set(${out_var} "${_value}" PARENT_SCOPE)
+endfunction()
+
+# 1 or 0 for a JSON boolean (CMake reads them as ON/OFF).
+function(_kiln_board_get_flag out_var default)
+  _kiln_board_get_optional(_value "${default}" ${ARGN})
+  if(_value)
+    set(${out_var} 1 PARENT_SCOPE)
+  else()
+    set(${out_var} 0 PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(_kiln_board_require_region name what)
+  if(NOT name IN_LIST KILN_BOARD_REGIONS)
+    string(REPLACE ";" ", " _names "${KILN_BOARD_REGIONS}")
+    _kiln_board_error("memory.${what}: names region '${name}', which memory.regions does not have (${_names})")
+  endif()
+endfunction()
+
+function(kiln_board_locate out_var)
+  if(KILN_BOARD_FILE)
+    if(NOT IS_ABSOLUTE "${KILN_BOARD_FILE}")
+      message(FATAL_ERROR "KILN_BOARD_FILE=${KILN_BOARD_FILE}: give an absolute path")
+    endif()
+    set(_file "${KILN_BOARD_FILE}")
+  else()
+    set(_boards "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/boards")
+    set(_file "${_boards}/${KILN_BOARD}.json")
+    if(NOT EXISTS "${_file}")
+      file(GLOB _shipped RELATIVE "${_boards}" "${_boards}/*.json")
+      string(REPLACE ".json" "" _shipped "${_shipped}")
+      message(FATAL_ERROR "KILN_BOARD=${KILN_BOARD}: no such board (shipped: ${_shipped}); "
+                          "a board of your own: -DKILN_BOARD_FILE=/path/to/board.json")
+    endif()
+  endif()
+  if(NOT EXISTS "${_file}")
+    message(FATAL_ERROR "KILN_BOARD_FILE=${_file}: no such file")
+  endif()
+  set(${out_var} "${_file}" PARENT_SCOPE)
+endfunction()
+
+function(kiln_board_read file)
+  # What it sets in the caller's scope (regions add KILN_BOARD_REGION_<name>_*).
+  set(_board_variables
+    KILN_BOARD_FILE_READ KILN_BOARD_NAME KILN_BOARD_CORE KILN_BOARD_DCACHE KILN_BOARD_DCACHE_BYTES
+    KILN_BOARD_CLOCK_HZ KILN_BOARD_REGIONS KILN_BOARD_PLACE_VECTORS KILN_BOARD_PLACE_CODE
+    KILN_BOARD_PLACE_DATA KILN_BOARD_PLACE_SRAM_POOLS KILN_BOARD_PLACE_DDR_POOLS KILN_BOARD_PLACE_PROGRAM
+    KILN_BOARD_STACK_BYTES KILN_BOARD_HEAP_BYTES KILN_BOARD_HAS_NPU KILN_BOARD_NPU_FAMILIES
+    KILN_BOARD_NPU_BASE KILN_BOARD_NPU_BASE_IS_SECURE KILN_BOARD_NPU_ALIAS KILN_BOARD_NPU_IRQ
+    KILN_BOARD_NPU_SECURE_MODE KILN_BOARD_NPU_PRIVILEGED_MODE KILN_BOARD_NPU_DEVICE_MODEL
+    KILN_BOARD_UART0_BASE KILN_BOARD_TIMER_KIND KILN_BOARD_TIMER_SOURCE KILN_BOARD_TIMER_HZ
+    KILN_BOARD_TIMER_BASE KILN_BOARD_SYSCOUNTER_CONTROL_BASE KILN_BOARD_SYSCOUNTER_READ_BASE
+    KILN_BOARD_QEMU_MACHINE)
+  set(_region_variables "")
+  set(_KILN_BOARD_FILE "${file}")
+  file(READ "${file}" _KILN_BOARD_JSON)
+  string(JSON _type ERROR_VARIABLE _error TYPE "${_KILN_BOARD_JSON}")
+  if(_error OR NOT _type STREQUAL "OBJECT")
+    _kiln_board_error("not a JSON object (${_error})")
+  endif()
+  _kiln_board_get_optional(_format "" kiln_board)
+  if(NOT _format STREQUAL "1")
+    _kiln_board_error("kiln_board: ${_format}, but this Kiln reads board files of format 1")
+  endif()
+  set(KILN_BOARD_FILE_READ "${file}")
+  _kiln_board_get(KILN_BOARD_NAME name)
+  if(NOT KILN_BOARD_NAME MATCHES "^[A-Za-z0-9._-]+$")
+    _kiln_board_error("name: '${KILN_BOARD_NAME}': use letters, digits, '.', '_' and '-' (it names files)")
+  endif()
+
+  # The core.
+  _kiln_board_get(KILN_BOARD_CORE cpu core)
+  _kiln_board_get_flag(KILN_BOARD_DCACHE OFF cpu dcache)
+  _kiln_board_get_optional(_dcache_bytes "" cpu dcache_bytes)
+  set(KILN_BOARD_DCACHE_BYTES "")
+  if(NOT _dcache_bytes STREQUAL "")
+    _kiln_board_bytes(KILN_BOARD_DCACHE_BYTES "${_dcache_bytes}" "cpu.dcache_bytes")
+  endif()
+  _kiln_board_get_bytes(KILN_BOARD_CLOCK_HZ cpu clock_hz)
+
+  # Memory: the regions, then what goes where.
+  string(JSON _count ERROR_VARIABLE _error LENGTH "${_KILN_BOARD_JSON}" memory regions)
+  if(_error OR _count EQUAL 0)
+    _kiln_board_error("memory.regions: missing or empty")
+  endif()
+  set(KILN_BOARD_REGIONS "")
+  math(EXPR _last "${_count} - 1")
+  foreach(_i RANGE ${_last})
+    _kiln_board_get(_name memory regions ${_i} name)
+    if(NOT _name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      _kiln_board_error("memory.regions[${_i}].name: '${_name}': a region name is a C identifier (it names linker regions)")
+    endif()
+    if(_name IN_LIST KILN_BOARD_REGIONS)
+      _kiln_board_error("memory.regions: two regions are named ${_name}")
+    endif()
+    _kiln_board_get_bytes(_origin memory regions ${_i} origin)
+    _kiln_board_get_bytes(_size memory regions ${_i} size)
+    _kiln_board_get(_access memory regions ${_i} access)
+    if(NOT _access MATCHES "^r(w?x?)$")
+      _kiln_board_error("memory.regions[${_i}].access: '${_access}' is not one of r, rw, rx, rwx")
+    endif()
+    math(EXPR _end "${_origin} + ${_size}")
+    if(_size EQUAL 0 OR _end GREATER 4294967296)
+      _kiln_board_hex(_origin_hex "${_origin}")
+      _kiln_board_error("memory.regions[${_i}]: region ${_name}: ${_size} bytes at ${_origin_hex} is empty or past the 4 GiB address space")
+    endif()
+    _kiln_board_get_flag(_npu_visible OFF memory regions ${_i} npu_visible)
+    foreach(_other IN LISTS KILN_BOARD_REGIONS)
+      if(_origin LESS KILN_BOARD_REGION_${_other}_END AND KILN_BOARD_REGION_${_other}_ORIGIN LESS _end)
+        _kiln_board_error("memory.regions: regions ${_other} and ${_name} overlap")
+      endif()
+    endforeach()
+    list(APPEND KILN_BOARD_REGIONS "${_name}")
+    set(KILN_BOARD_REGION_${_name}_ORIGIN "${_origin}")
+    set(KILN_BOARD_REGION_${_name}_SIZE "${_size}")
+    set(KILN_BOARD_REGION_${_name}_END "${_end}")
+    set(KILN_BOARD_REGION_${_name}_ACCESS "${_access}")
+    set(KILN_BOARD_REGION_${_name}_NPU_VISIBLE "${_npu_visible}")
+    list(APPEND _region_variables KILN_BOARD_REGION_${_name}_ORIGIN KILN_BOARD_REGION_${_name}_SIZE
+         KILN_BOARD_REGION_${_name}_END KILN_BOARD_REGION_${_name}_ACCESS KILN_BOARD_REGION_${_name}_NPU_VISIBLE)
+  endforeach()
+  foreach(_place vectors code data sram_pools ddr_pools program)
+    string(TOUPPER "${_place}" _upper)
+    _kiln_board_get(KILN_BOARD_PLACE_${_upper} memory ${_place})
+    _kiln_board_require_region("${KILN_BOARD_PLACE_${_upper}}" "${_place}")
+  endforeach()
+  # KILN_BOARD_CODE_REGION (a cache option) moves the code, e.g. into a TCM for a selective build.
+  if(KILN_BOARD_CODE_REGION)
+    _kiln_board_require_region("${KILN_BOARD_CODE_REGION}" "code (KILN_BOARD_CODE_REGION)")
+    set(KILN_BOARD_PLACE_CODE "${KILN_BOARD_CODE_REGION}")
+  endif()
+  foreach(_place vectors code)
+    string(TOUPPER "${_place}" _upper)
+    if(NOT KILN_BOARD_REGION_${KILN_BOARD_PLACE_${_upper}}_ACCESS MATCHES "x")
+      _kiln_board_error("memory.${_place}: region ${KILN_BOARD_PLACE_${_upper}} is not executable (access)")
+    endif()
+  endforeach()
+  foreach(_place data sram_pools ddr_pools)
+    string(TOUPPER "${_place}" _upper)
+    if(NOT KILN_BOARD_REGION_${KILN_BOARD_PLACE_${_upper}}_ACCESS MATCHES "w")
+      _kiln_board_error("memory.${_place}: region ${KILN_BOARD_PLACE_${_upper}} is not writable (access)")
+    endif()
+  endforeach()
+  _kiln_board_get_bytes(KILN_BOARD_STACK_BYTES memory stack_bytes)
+  _kiln_board_get_bytes(KILN_BOARD_HEAP_BYTES memory heap_bytes)
+
+  # The NPU (absent or null: none).
+  string(JSON _npu_type ERROR_VARIABLE _error TYPE "${_KILN_BOARD_JSON}" npu)
+  if(_error OR _npu_type STREQUAL "NULL")
+    set(KILN_BOARD_HAS_NPU 0)
+  else()
+    set(KILN_BOARD_HAS_NPU 1)
+    string(JSON _families_count ERROR_VARIABLE _error LENGTH "${_KILN_BOARD_JSON}" npu families)
+    if(_error OR _families_count EQUAL 0)
+      _kiln_board_error("npu.families: missing or empty (e.g. [\"ethos-u55\", \"ethos-u65\"])")
+    endif()
+    set(KILN_BOARD_NPU_FAMILIES "")
+    math(EXPR _last "${_families_count} - 1")
+    foreach(_i RANGE ${_last})
+      _kiln_board_get(_family npu families ${_i})
+      if(NOT _family MATCHES "^ethos-u(55|65|85)$")
+        _kiln_board_error("npu.families: '${_family}' is not one of ethos-u55, ethos-u65, ethos-u85")
+      endif()
+      list(APPEND KILN_BOARD_NPU_FAMILIES "${_family}")
+    endforeach()
+    _kiln_board_get_bytes(KILN_BOARD_NPU_BASE npu base)
+    _kiln_board_get(_security npu security)
+    if(NOT _security MATCHES "^(secure|non_secure|none)$")
+      _kiln_board_error("npu.security: '${_security}' is not one of secure, non_secure, none")
+    endif()
+    if(_security STREQUAL "secure")
+      set(KILN_BOARD_NPU_BASE_IS_SECURE 1)
+    else()
+      set(KILN_BOARD_NPU_BASE_IS_SECURE 0)
+    endif()
+    _kiln_board_get_optional(_alias "" npu alias)
+    set(KILN_BOARD_NPU_ALIAS "")
+    if(NOT _alias STREQUAL "")
+      _kiln_board_bytes(KILN_BOARD_NPU_ALIAS "${_alias}" "npu.alias")
+    endif()
+    _kiln_board_get(KILN_BOARD_NPU_IRQ npu irq)
+    if(NOT KILN_BOARD_NPU_IRQ MATCHES "^[0-9]+$" OR KILN_BOARD_NPU_IRQ GREATER_EQUAL 480)
+      _kiln_board_error("npu.irq: ${KILN_BOARD_NPU_IRQ}: an external interrupt number is 0 to 479")
+    endif()
+    _kiln_board_get_flag(KILN_BOARD_NPU_SECURE_MODE OFF npu secure_mode)
+    _kiln_board_get_flag(KILN_BOARD_NPU_PRIVILEGED_MODE OFF npu privileged_mode)
+    _kiln_board_get(_device npu device)
+    if(_device STREQUAL "model")
+      set(KILN_BOARD_NPU_DEVICE_MODEL 1)
+    elseif(_device STREQUAL "silicon")
+      set(KILN_BOARD_NPU_DEVICE_MODEL 0)
+    else()
+      _kiln_board_error("npu.device: '${_device}' is not one of model, silicon")
+    endif()
+    # The NPU reads the program's weights and command streams where the program is, and
+    # works in the method allocator's scratch: in a pool region.
+    foreach(_place PROGRAM SRAM_POOLS DDR_POOLS)
+      if(NOT KILN_BOARD_REGION_${KILN_BOARD_PLACE_${_place}}_NPU_VISIBLE)
+        string(TOLOWER "${_place}" _lower)
+        _kiln_board_error("memory.${_lower}: region ${KILN_BOARD_PLACE_${_place}}, which the NPU cannot reach "
+                          "(npu_visible is false): the NPU reads the program and works in the pools")
+      endif()
+    endforeach()
+  endif()
+
+  # Console and time.
+  _kiln_board_get(_uart console uart)
+  if(NOT _uart STREQUAL "cmsdk-apb-uart")
+    _kiln_board_error("console.uart: '${_uart}' is not one of cmsdk-apb-uart (the UART Kiln's board support drives)")
+  endif()
+  _kiln_board_get_bytes(KILN_BOARD_UART0_BASE console base)
+  _kiln_board_get(KILN_BOARD_TIMER_KIND timer kind)
+  _kiln_board_get_bytes(KILN_BOARD_TIMER_HZ timer hz)
+  set(KILN_BOARD_TIMER_BASE "")
+  set(KILN_BOARD_SYSCOUNTER_CONTROL_BASE "")
+  set(KILN_BOARD_SYSCOUNTER_READ_BASE "")
+  if(KILN_BOARD_TIMER_KIND STREQUAL "sse-system-counter")
+    set(KILN_BOARD_TIMER_SOURCE "system_counter.c")
+    _kiln_board_get_bytes(KILN_BOARD_SYSCOUNTER_CONTROL_BASE timer control_base)
+    _kiln_board_get_bytes(KILN_BOARD_SYSCOUNTER_READ_BASE timer read_base)
+  elseif(KILN_BOARD_TIMER_KIND STREQUAL "cmsdk-apb-timer")
+    set(KILN_BOARD_TIMER_SOURCE "timer_cmsdk.c")
+    _kiln_board_get_bytes(KILN_BOARD_TIMER_BASE timer base)
+  else()
+    _kiln_board_error("timer.kind: '${KILN_BOARD_TIMER_KIND}' is not one of sse-system-counter, cmsdk-apb-timer")
+  endif()
+  _kiln_board_get_optional(KILN_BOARD_QEMU_MACHINE "" qemu machine)
+
+  foreach(_variable IN LISTS _board_variables _region_variables)
+    set(${_variable} "${${_variable}}" PARENT_SCOPE)
+  endforeach()
+endfunction()
+
+# The build's board: located once (KILN_BOARD_FILE or KILN_BOARD), read into the caller's
+# scope by every directory that needs it (examples/arm, tests/firmware).
+macro(kiln_board_use)
+  get_property(_kiln_board_used_file GLOBAL PROPERTY KILN_BOARD_USED_FILE)
+  if(NOT _kiln_board_used_file)
+    kiln_board_locate(_kiln_board_used_file)
+    set_property(GLOBAL PROPERTY KILN_BOARD_USED_FILE "${_kiln_board_used_file}")
+    # Editing the board file configures again.
+    set_property(DIRECTORY "${PROJECT_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_kiln_board_used_file}")
+    message(STATUS "Kiln firmware board: ${_kiln_board_used_file}")
+  endif()
+  kiln_board_read("${_kiln_board_used_file}")
+endmacro()
+
+function(kiln_board_write_linker_script file)
+  set(KILN_BOARD_MEMORY_REGIONS "")
+  foreach(_name IN LISTS KILN_BOARD_REGIONS)
+    _kiln_board_hex(_origin "${KILN_BOARD_REGION_${_name}_ORIGIN}")
+    string(APPEND KILN_BOARD_MEMORY_REGIONS
+           "  ${_name} (${KILN_BOARD_REGION_${_name}_ACCESS}) : ORIGIN = ${_origin}, LENGTH = ${KILN_BOARD_REGION_${_name}_SIZE}\n")
+  endforeach()
+  configure_file("${CMAKE_CURRENT_FUNCTION_LIST_DIR}/firmware.ld.in" "${file}" @ONLY)
+endfunction()
+
+function(kiln_board_compile_definitions out_var)
+  _kiln_board_hex(_uart "${KILN_BOARD_UART0_BASE}")
+  set(_definitions
+    "KILN_BOARD_NAME=\"${KILN_BOARD_NAME}\""
+    "KILN_BOARD_CPU_CLOCK_HZ=${KILN_BOARD_CLOCK_HZ}"
+    "KILN_BOARD_DCACHE_PRESENT=${KILN_BOARD_DCACHE}"
+    "KILN_BOARD_UART0_BASE=${_uart}"
+    "KILN_BOARD_TIMER_HZ=${KILN_BOARD_TIMER_HZ}")
+  if(NOT KILN_BOARD_DCACHE_BYTES STREQUAL "")
+    list(APPEND _definitions "KILN_BOARD_DCACHE_BYTES=${KILN_BOARD_DCACHE_BYTES}")
+  endif()
+  if(KILN_BOARD_TIMER_KIND STREQUAL "sse-system-counter")
+    _kiln_board_hex(_control "${KILN_BOARD_SYSCOUNTER_CONTROL_BASE}")
+    _kiln_board_hex(_read "${KILN_BOARD_SYSCOUNTER_READ_BASE}")
+    list(APPEND _definitions "KILN_BOARD_SYSCOUNTER_CONTROL_BASE=${_control}" "KILN_BOARD_SYSCOUNTER_READ_BASE=${_read}")
+  else()
+    _kiln_board_hex(_timer "${KILN_BOARD_TIMER_BASE}")
+    list(APPEND _definitions "KILN_BOARD_TIMER_BASE=${_timer}")
+  endif()
+  list(APPEND _definitions "KILN_BOARD_HAS_NPU=${KILN_BOARD_HAS_NPU}")
+  if(KILN_BOARD_HAS_NPU)
+    _kiln_board_hex(_npu "${KILN_BOARD_NPU_BASE}")
+    list(APPEND _definitions
+      "KILN_BOARD_NPU_BASE=${_npu}"
+      "KILN_BOARD_NPU_BASE_IS_SECURE=${KILN_BOARD_NPU_BASE_IS_SECURE}"
+      "KILN_BOARD_NPU_IRQ=${KILN_BOARD_NPU_IRQ}"
+      "KILN_BOARD_NPU_SECURE_ENABLE=${KILN_BOARD_NPU_SECURE_MODE}"
+      "KILN_BOARD_NPU_PRIVILEGE_ENABLE=${KILN_BOARD_NPU_PRIVILEGED_MODE}"
+      "KILN_BOARD_NPU_DEVICE_MODEL=${KILN_BOARD_NPU_DEVICE_MODEL}")
+    if(NOT KILN_BOARD_NPU_ALIAS STREQUAL "")
+      _kiln_board_hex(_alias "${KILN_BOARD_NPU_ALIAS}")
+      list(APPEND _definitions "KILN_BOARD_NPU_BASE_ALIAS=${_alias}")
+    endif()
+    set(_index 0)
+    foreach(_name IN LISTS KILN_BOARD_REGIONS)
+      if(KILN_BOARD_REGION_${_name}_NPU_VISIBLE)
+        _kiln_board_hex(_origin "${KILN_BOARD_REGION_${_name}_ORIGIN}")
+        list(APPEND _definitions "KILN_BOARD_NPU_VISIBLE_REGION_${_index}_BASE=${_origin}"
+                                 "KILN_BOARD_NPU_VISIBLE_REGION_${_index}_BYTES=${KILN_BOARD_REGION_${_name}_SIZE}")
+        math(EXPR _index "${_index} + 1")
+      endif()
+    endforeach()
+    list(APPEND _definitions "KILN_BOARD_NPU_VISIBLE_REGION_COUNT=${_index}")
+  endif()
+  set(${out_var} "${_definitions}" PARENT_SCOPE)
+endfunction()
+
+# -D arguments of check_memory_fit.cmake: where the pools and the program go, and how big
+# those regions are.
+function(kiln_board_fit_check_arguments out_var)
+  set(_arguments "-DBOARD_NAME=${KILN_BOARD_NAME}" "-DBOARD_FILE=${KILN_BOARD_FILE_READ}")
+  foreach(_place SRAM_POOLS DDR_POOLS PROGRAM)
+    set(_region "${KILN_BOARD_PLACE_${_place}}")
+    _kiln_board_hex(_origin "${KILN_BOARD_REGION_${_region}_ORIGIN}")
+    list(APPEND _arguments "-D${_place}_REGION=${_region}" "-D${_place}_REGION_ORIGIN=${_origin}"
+                           "-D${_place}_REGION_BYTES=${KILN_BOARD_REGION_${_region}_SIZE}")
+  endforeach()
+  set(${out_var} "${_arguments}" PARENT_SCOPE)
+endfunction()
+
+# <name>.defines: the compile definitions, one per line, for people and tests to read.
+function(kiln_board_write_definitions file)
+  kiln_board_compile_definitions(_definitions)
+  list(JOIN _definitions "\n" _text)
+  file(WRITE "${file}" "${_text}\n")
+endfunction()
