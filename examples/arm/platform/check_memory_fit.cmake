@@ -1,10 +1,11 @@
 # Build-time check that a program fits its board, run by kiln_add_firmware() before the
-# firmware links: the pools its memory manifest places in "SRAM" and "DDR", and the
-# embedded files (program, inputs, expected outputs, each 32-byte aligned), must fit the
-# board regions that hold them (memory.sram_pools, memory.ddr_pools, memory.program of the
-# board file, which may name one region more than once). Fails with one line naming the
-# region, what it would hold and both sizes. The rest of a region (.data, .bss, stack, the virtual NPU's
-# work memory) is the linker's to check: it names the region too ("region X overflowed").
+# firmware compiles: the pools its memory manifest places in "SRAM" and "DDR" (with the
+# ETDump buffer, if any), and the embedded files (program, inputs, expected outputs, each
+# 32-byte aligned), must fit the board regions that hold them (memory.sram_pools,
+# memory.ddr_pools, memory.program of the board file, which may name one region more than
+# once). Fails with one line naming the region, what it would hold, both sizes and what to
+# change. The rest of a region (.data, .bss, the stack, the virtual NPU's work memory) is
+# the linker's to check: its error names the region too ("region `X' overflowed by N bytes").
 #
 #   cmake -DMEMORY_HEADER=<name>_memory.h -DEMBEDDED=<file>|<file>... [-DEXTRA_DDR_BYTES=n]
 #         -DBOARD_NAME=.. -DBOARD_FILE=.. -D{SRAM_POOLS,DDR_POOLS,PROGRAM}_REGION{,_ORIGIN,_BYTES}=..
@@ -35,7 +36,7 @@ if(NOT EXTRA_DDR_BYTES)
 endif()
 math(EXPR _ddr_pools "${_manifest_DDR} + ${EXTRA_DDR_BYTES}")
 
-# What each region would hold.
+# What each region would hold (what is empty is not listed; a region is listed once).
 set(_regions "")
 macro(_kiln_fit_add place bytes what)
   set(_region "${${place}_REGION}")
@@ -43,9 +44,13 @@ macro(_kiln_fit_add place bytes what)
     list(APPEND _regions "${_region}")
     set(_needed_${_region} 0)
     set(_holds_${_region} "")
+    set(_places_${_region} "")
   endif()
-  math(EXPR _needed_${_region} "${_needed_${_region}} + ${bytes}")
-  list(APPEND _holds_${_region} "${what} (${bytes} bytes)")
+  if(${bytes} GREATER 0)
+    math(EXPR _needed_${_region} "${_needed_${_region}} + ${bytes}")
+    list(APPEND _holds_${_region} "${what} (${bytes} bytes)")
+    list(APPEND _places_${_region} "${place}")
+  endif()
 endmacro()
 _kiln_fit_add(SRAM_POOLS "${_manifest_SRAM}" "the pools placed in \"SRAM\"")
 set(_ddr_what "the pools placed in \"DDR\"")
@@ -55,19 +60,40 @@ endif()
 _kiln_fit_add(DDR_POOLS "${_ddr_pools}" "${_ddr_what}")
 _kiln_fit_add(PROGRAM "${_embedded_bytes}" "the embedded program and its inputs")
 
-foreach(_place SRAM_POOLS DDR_POOLS PROGRAM)
-  set(_region "${${_place}_REGION}")
-  set(_has "${${_place}_REGION_BYTES}")
+foreach(_region IN LISTS _regions)
+  foreach(_place SRAM_POOLS DDR_POOLS PROGRAM)
+    if(${_place}_REGION STREQUAL _region)
+      set(_has "${${_place}_REGION_BYTES}")
+      set(_origin "${${_place}_REGION_ORIGIN}")
+    endif()
+  endforeach()
   if(_needed_${_region} GREATER _has)
     math(EXPR _over "${_needed_${_region}} - ${_has}")
     list(JOIN _holds_${_region} " + " _holds)
+    # What can be done, for what this region holds.
+    set(_remedies "give the region more memory in the board file (${BOARD_FILE})")
+    if("PROGRAM" IN_LIST _places_${_region})
+      list(APPEND _remedies "put the program in another region (memory.program)")
+    endif()
+    if("DDR_POOLS" IN_LIST _places_${_region})
+      list(APPEND _remedies "put the pools placed in \"DDR\" in another region (memory.ddr_pools)")
+    endif()
+    if("SRAM_POOLS" IN_LIST _places_${_region})
+      list(APPEND _remedies
+           "move pools from \"SRAM\" to \"DDR\" with a smaller SRAM budget (python -m kiln.memory.manifest --sram-bytes N)")
+    endif()
+    list(POP_BACK _remedies _last)
+    list(JOIN _remedies ", " _remedies)
+    if(_remedies)
+      set(_remedies "${_remedies} or ${_last}")
+    else()
+      set(_remedies "${_last}")
+    endif()
     # One line, as it is (FATAL_ERROR would wrap it): build logs and kiln-deploy show it whole.
     message(NOTICE
-      "error: the program ${_program_name} does not fit board ${BOARD_NAME}: region ${_region} (at "
-      "${${_place}_REGION_ORIGIN}) has ${_has} bytes, but would hold ${_holds}: ${_needed_${_region}} "
-      "bytes, ${_over} too many. Give the region more memory in the board file (${BOARD_FILE}), place "
-      "the pools elsewhere (memory.sram_pools, memory.ddr_pools), or write the manifest with a smaller "
-      "SRAM budget (python -m kiln.memory.manifest --sram-bytes N) to move pools to DDR.")
+      "error: the program ${_program_name} does not fit board ${BOARD_NAME}: region ${_region} (at ${_origin}) "
+      "has ${_has} bytes, but would hold ${_holds}: ${_needed_${_region}} bytes, ${_over} too many. To fix it: "
+      "${_remedies}.")
     message(FATAL_ERROR "the program does not fit the board (the error above)")
   endif()
 endforeach()
