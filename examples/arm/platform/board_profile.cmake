@@ -5,7 +5,7 @@
 # (platform/check_memory_fit.cmake).
 #
 #   kiln_board_locate(<out_var>)        the board file: KILN_BOARD_FILE, else boards/${KILN_BOARD}.json
-#   kiln_board_read(<file>)             sets the KILN_BOARD_* variables below in the caller's scope
+#   kiln_board_read(<file>)             sets KILN_BOARD_* variables (listed in it) in the caller's scope
 #   kiln_board_use()                    kiln_board_read() of the build's board (located once)
 #   kiln_board_write_linker_script(<file>)
 #   kiln_board_compile_definitions(<out_var>)
@@ -129,6 +129,7 @@ function(kiln_board_locate out_var)
     if(NOT EXISTS "${_file}")
       file(GLOB _shipped RELATIVE "${_boards}" "${_boards}/*.json")
       string(REPLACE ".json" "" _shipped "${_shipped}")
+      list(JOIN _shipped ", " _shipped)
       message(FATAL_ERROR "KILN_BOARD=${KILN_BOARD}: no such board (shipped: ${_shipped}); "
                           "a board of your own: -DKILN_BOARD_FILE=/path/to/board.json")
     endif()

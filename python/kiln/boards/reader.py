@@ -112,11 +112,14 @@ class _Reader:
 
 def _read_cpu(r: _Reader, value: Any) -> Cpu:
     data = r.object(value, "cpu", ("core", "fpu", "mve", "dcache", "clock_hz", "security_state"), ("dcache_bytes",))
-    return Cpu(core=r.text(data["core"], "cpu.core"), fpu=r.flag(data["fpu"], "cpu.fpu"),
-               mve=r.flag(data["mve"], "cpu.mve"), dcache=r.flag(data["dcache"], "cpu.dcache"),
-               dcache_bytes=r.optional(data, "dcache_bytes", r.bytes, "cpu"),
-               clock_hz=r.bytes(data["clock_hz"], "cpu.clock_hz"),
-               security_state=r.choice(data["security_state"], _SECURITY, "cpu.security_state"))
+    cpu = Cpu(core=r.text(data["core"], "cpu.core"), fpu=r.flag(data["fpu"], "cpu.fpu"),
+              mve=r.flag(data["mve"], "cpu.mve"), dcache=r.flag(data["dcache"], "cpu.dcache"),
+              dcache_bytes=r.optional(data, "dcache_bytes", r.bytes, "cpu"),
+              clock_hz=r.bytes(data["clock_hz"], "cpu.clock_hz"),
+              security_state=r.choice(data["security_state"], _SECURITY, "cpu.security_state"))
+    if cpu.dcache_bytes is not None and not cpu.dcache:
+        raise r.fail("cpu.dcache_bytes", "a D-cache size, but cpu.dcache is false")
+    return cpu
 
 
 def _read_region(r: _Reader, value: Any, where: str) -> MemoryRegion:
@@ -222,7 +225,8 @@ def parse_board(data: Any, path: Path | str) -> BoardProfile:
     top = r.object(data, "", ("kiln_board", "name", "description", "cpu", "memory", "console", "timer", "run"),
                    ("sources", "npu", "qemu"))
     if top["kiln_board"] != FORMAT_VERSION:
-        raise r.fail("kiln_board", f"{top['kiln_board']!r}, but this Kiln reads board files of format {FORMAT_VERSION}")
+        raise r.fail("kiln_board", f"{top['kiln_board']!r}, but this Kiln reads board files of format "
+                                   f"{FORMAT_VERSION}")
     name = r.text(top["name"], "name")
     if not _BOARD_NAME.match(name):
         raise r.fail("name", f"{name!r}: use letters, digits, '.', '_' and '-' (it names files)")

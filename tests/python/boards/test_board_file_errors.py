@@ -64,6 +64,8 @@ CASES = [
     ("misspelt key", lambda d: d["npu"].update(iqr=d["npu"].pop("irq")), "npu: unknown key 'iqr'", False),
     ("flag type", set_in("cpu", "fpu", "yes"), "cpu.fpu: true or false is expected, not 'yes'", False),
     ("qemu", set_in("qemu", {"machine": "mps3-an547"}), "qemu.cpu: missing", False),
+    ("cache size without cache", set_in("cpu", "dcache", False),
+     "cpu.dcache_bytes: a D-cache size, but cpu.dcache is false", False),
 ]
 
 
