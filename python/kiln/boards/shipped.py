@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kiln.boards.profile import BoardProfile
 from kiln.boards.reader import BoardFileError, read_board_file
-from kiln.firmware_tree import find_firmware_tree
+from kiln.firmware_tree import BOARDS_FOLDER, find_firmware_tree
 
 #: The board kiln-deploy and the memory manifest use when none is named.
 DEFAULT_BOARD = "corstone-300"
@@ -18,7 +18,7 @@ def shipped_boards_folder(source_tree: Path | None = None) -> Path:
     """The shipped board files of ``source_tree`` (default: the sources installed with the
     package, else the checkout)."""
     if source_tree is not None:
-        return Path(source_tree) / "examples" / "arm" / "platform" / "boards"
+        return Path(source_tree) / BOARDS_FOLDER
     found = find_firmware_tree()
     if found is None:
         raise BoardFileError("(shipped boards)", "", "no firmware sources next to the kiln package (an incomplete "

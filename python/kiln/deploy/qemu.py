@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from kiln.boards import DEFAULT_BOARD, load_board
+
 #: What the firmware's exit statuses mean (examples/arm/platform/board.h).
 EXIT_STATUS_MEANINGS = {
     0: "ok",
@@ -54,8 +56,6 @@ def qemu_command(elf: Path, machine: str, qemu: str = "qemu-system-arm") -> list
 
 def default_machine() -> str:
     """The QEMU machine of the default board (kiln.boards.DEFAULT_BOARD)."""
-    from kiln.boards import DEFAULT_BOARD, load_board
-
     return load_board(DEFAULT_BOARD).qemu.machine
 
 
