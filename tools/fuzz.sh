@@ -88,7 +88,7 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 
 # libFuzzer's fork mode prints "#EXECS: cov: C ft: F corp: N exec/s E oom/timeout/crash: O/T/C".
-printf '\n%-22s %12s %8s %8s %8s  %s\n' target executions edges features corpus findings
+printf '\n%-28s %12s %8s %8s %8s  %s\n' target executions edges features corpus findings
 found=0
 for t in "${TARGETS[@]}"; do
   logfile="$CAMPAIGN/fuzz_$t.log"
@@ -100,7 +100,7 @@ for t in "${TARGETS[@]}"; do
   corp=$(sed -E 's/.* corp: ([0-9]+).*/\1/' <<<"$last")
   n=$(find "$CAMPAIGN" -maxdepth 1 -name "fuzz_$t-*" -type f | wc -l)
   found=$((found + n))
-  printf '%-22s %12s %8s %8s %8s  %s\n' "fuzz_$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$n"
+  printf '%-28s %12s %8s %8s %8s  %s\n' "fuzz_$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$n"
 done
 if [ "$found" -gt 0 ]; then
   log "$found finding(s): $(find "$CAMPAIGN" -maxdepth 1 -name 'fuzz_*-*' -type f | tr '\n' ' ')"
