@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import torch
 
+from kiln.passes.aten_out_variants import register_out_variants
+
 SCHEMAS: dict[str, str] = {
     "quantize_per_tensor": "(Tensor input, float scale, int zero_point, int quant_min, int quant_max, "
                            "ScalarType dtype) -> Tensor",
@@ -62,3 +64,4 @@ def op(name: str) -> torch._ops.OpOverload:
 
 #: Operator names as :func:`kiln.passes.to_out_variants` maps them to their out variants.
 OUT_VARIANTS: dict[str, str] = {f"cortex_m::{name}": f"cortex_m::{name}.out" for name in SCHEMAS}
+register_out_variants(OUT_VARIANTS)
