@@ -57,9 +57,11 @@ inline uint32_t dsp_ror8(uint32_t x) { return (x >> 8) | (x << 24); }
 }  // namespace kiln
 #endif
 
-// Hot loops are compiled for speed even in size-optimised (-Os) firmware.
+// Hot loops are compiled for speed even in size-optimised (-Os) firmware, without GCC's
+// scheduling before register allocation: it hoists the loads of an unrolled loop to its
+// top, which needs more than the M55's eight Q registers and spills to the stack.
 #if defined(__GNUC__) && !defined(__clang__)
-#define KILN_CM_HOT __attribute__((optimize("O2")))
+#define KILN_CM_HOT __attribute__((optimize("O2", "no-schedule-insns")))
 #else
 #define KILN_CM_HOT
 #endif
