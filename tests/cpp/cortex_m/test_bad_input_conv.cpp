@@ -73,8 +73,8 @@ TEST(CortexMBadInput, ConvNegativeMultiplier) {
 }
 
 TEST(CortexMBadInput, ConvScratchTooSmallAndNoTempMemory) {
-  Conv c;  // im2col needs 4 rows of 45 bytes; the scratch tensor has 1, the allocator 16
-  expect_refused(c.call.run(kConv, 16), Error::MemoryAllocationFailed, "needs 180 bytes");
+  Conv c;  // im2col takes 6 rows of 45 bytes (kIm2colRows); the scratch tensor has 1, the allocator 16
+  expect_refused(c.call.run(kConv, 16), Error::MemoryAllocationFailed, "needs 270 bytes");
 }
 
 TEST(CortexMBadInput, ConvZeroSizedInput) {

@@ -39,8 +39,21 @@ logger = logging.getLogger(__name__)
 aten = torch.ops.aten
 
 TO_NHWC, TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
-# im2col rows the conv kernel gathers at a time (kernels/cortex_m/op_quantized_conv2d.cpp).
-IM2COL_ROWS = 4
+# Windows the conv kernel gathers (im2col) at a time (kernels/cortex_m/util/conv_args.h).
+IM2COL_ROWS = 6
+# Rows the Helium product interleaves in its scratch memory, in 16-byte chunks
+# (kernels/cortex_m/util/gemm_s8_mve.cpp: gemm_scratch_bytes); the other flavours take less.
+GEMM_INTERLEAVED_ROWS = 3
+
+
+def conv_scratch_bytes(depth: int, direct: bool) -> int:
+    """The scratch memory ``cortex_m::quantized_conv2d`` takes for a product of ``depth``
+    (KH * KW * input channels per group) in the flavour that takes the most, Helium (the
+    kernels' conv_scratch_bytes): the gathered windows unless ``direct`` (a 1x1 convolution
+    reading its pixels in place), then the interleaved rows of the product. Sizing the
+    scratch tensor by it keeps every convolution off the temp allocator."""
+    interleaved = GEMM_INTERLEAVED_ROWS * ((depth + 15) // 16) * 16
+    return (0 if direct else IM2COL_ROWS * depth) + interleaved
 
 
 def transpose(editor: GraphEditor, source: Node, perm: list[int], before: Node) -> Node:
@@ -118,7 +131,8 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
                 -in_q.zero_point, out.qparams.zero_point, *tail, editor.scratch(1))
         result = editor.call(op("quantized_depthwise_conv2d_nhwc"), args, val, before=out.quantize, like=node)
     else:
-        scratch = editor.scratch(IM2COL_ROWS * kh * kw * group_channels)
+        direct = (kh, kw) == (1, 1) and list(stride) == [1, 1] and list(padding) == [0, 0] and groups == 1
+        scratch = editor.scratch(conv_scratch_bytes(kh * kw * group_channels, direct))
         args = (nhwc_in, weight_node, bias_node, list(stride), list(padding), list(dilation), -in_q.zero_point,
                 out.qparams.zero_point, *tail, scratch)
         result = editor.call(op("quantized_conv2d_nhwc"), args, val, before=out.quantize, like=node)
