@@ -146,6 +146,17 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
     return True
 
 
+def _kernel_sum(weight: torch.Tensor, bias: Optional[torch.Tensor], input_offset: int) -> Optional[torch.Tensor]:
+    """bias + input_offset * (each output's sum of weights): the part of a fully connected
+    layer's accumulator that does not depend on the input; None if it does not fit int32."""
+    total = input_offset * weight.to(torch.int64).sum(dim=1)
+    if bias is not None:
+        total = total + bias.to(torch.int64)
+    if total.numel() and (total.min() < -(1 << 31) or total.max() >= 1 << 31):
+        return None
+    return total.to(torch.int32)
+
+
 def lower_linear(editor: GraphEditor, node: Node) -> bool:
     """``addmm(bias, x, permute(w))`` or ``mm(x, permute(w))``: a per-tensor fully connected layer."""
     bias_arg, x, wt = node.args if node.target is aten.addmm.default else (None, *node.args)
@@ -170,9 +181,14 @@ def lower_linear(editor: GraphEditor, node: Node) -> bool:
     result_shape = shape_of(reshaped if reshaped is not None else node)
     if result_shape[:-1] != shape_of(source)[:-1]:
         return False
-    args = (source, editor.constant("weight", weight[0]), None if bias is None else editor.constant("bias", bias),
-            None, -in_q.zero_point, 0, out.qparams.zero_point, [multiplier], [shift], out.activation_max,
-            out.activation_min)
+    bias_node, kernel_sum_node = None, None
+    kernel_sum = _kernel_sum(weight[0], bias, -in_q.zero_point) if editor.options.linear_kernel_sums else None
+    if kernel_sum is not None:
+        kernel_sum_node = editor.constant("kernel_sum", kernel_sum)
+    elif bias is not None:
+        bias_node = editor.constant("bias", bias)
+    args = (source, editor.constant("weight", weight[0]), bias_node, kernel_sum_node, -in_q.zero_point, 0,
+            out.qparams.zero_point, [multiplier], [shift], out.activation_max, out.activation_min)
     result = editor.call(op("quantized_linear"), args, meta_tensor(result_shape, torch.int8), before=out.quantize,
                          like=node)
     out.quantize.replace_all_uses_with(result)

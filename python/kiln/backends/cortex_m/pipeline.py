@@ -21,7 +21,7 @@ import torch
 from torch.export import ExportedProgram
 from torch.fx import GraphModule
 
-from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor
+from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor, LoweringOptions
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
 from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes
@@ -76,17 +76,18 @@ def _copy(value, graph_module: GraphModule):
     return copied
 
 
-def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = None
-                ) -> tuple[ExportedProgram, GraphModule, CortexMReport]:
+def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = None, *,
+                linear_kernel_sums: bool = True) -> tuple[ExportedProgram, GraphModule, CortexMReport]:
     """A copy of the int8 ``program`` with its quantized patterns as ``cortex_m::`` calls.
 
     ``graph_module`` is a rewritten copy of the program's graph (with delegate calls) to
     lower instead of the program's own (it is copied, not changed). Returns the program
     (holding the new constants), the lowered graph and where its calls run.
+    ``linear_kernel_sums``: see :class:`kiln.backends.cortex_m.graph_edit.LoweringOptions`.
     """
     program = _copy(program, program.graph_module)
     graph_module = program.graph_module if graph_module is None else _copy(graph_module, graph_module)
-    editor = GraphEditor(program, graph_module)
+    editor = GraphEditor(program, graph_module, LoweringOptions(linear_kernel_sums=linear_kernel_sums))
     move_quantization_across_reshapes(editor)
     lower_nodes(editor, OPERATOR_LOWERINGS)
     editor.graph.eliminate_dead_code()
@@ -103,10 +104,11 @@ class CortexMLowering:
     """``kiln.export(..., cpu_lowering=CortexMLowering())``: lowers each method's CPU part
     with :func:`to_cortex_m`; ``report`` (of the last method) says where its calls run."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, linear_kernel_sums: bool = True) -> None:
         self.report: Optional[CortexMReport] = None
+        self.linear_kernel_sums = linear_kernel_sums
 
     def __call__(self, program: ExportedProgram, graph_module: Optional[GraphModule]
                  ) -> tuple[ExportedProgram, Optional[GraphModule]]:
-        lowered, graph, self.report = to_cortex_m(program, graph_module)
+        lowered, graph, self.report = to_cortex_m(program, graph_module, linear_kernel_sums=self.linear_kernel_sums)
         return lowered, (graph if graph_module is not None else None)
