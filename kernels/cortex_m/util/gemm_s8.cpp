@@ -67,7 +67,7 @@ void gemm_s8_scalar(const int8_t* a, int32_t rows, int32_t a_row_stride, const G
   }
 }
 
-#if !defined(KILN_CM_MVE)
+#if !defined(KILN_CM_MVE) && !defined(KILN_CM_DSP)
 void gemm_s8_row_with_terms(const int8_t* a, const int8_t* b, int32_t cols, int32_t depth, const int32_t* terms,
                             int32_t row_term, const OutputStage& stage, int8_t* out) {
   for (int32_t c = 0; c < cols; ++c) {

@@ -41,19 +41,18 @@ aten = torch.ops.aten
 TO_NHWC, TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
 # Windows the conv kernel gathers (im2col) at a time (kernels/cortex_m/util/conv_args.h).
 IM2COL_ROWS = 6
-# Rows the Helium product interleaves in its scratch memory, in 16-byte chunks
-# (kernels/cortex_m/util/gemm_s8_mve.cpp: gemm_scratch_bytes); the other flavours take less.
-GEMM_INTERLEAVED_ROWS = 3
 
 
 def conv_scratch_bytes(depth: int, direct: bool) -> int:
     """The scratch memory ``cortex_m::quantized_conv2d`` takes for a product of ``depth``
-    (KH * KW * input channels per group) in the flavour that takes the most, Helium (the
-    kernels' conv_scratch_bytes): the gathered windows unless ``direct`` (a 1x1 convolution
-    reading its pixels in place), then the interleaved rows of the product. Sizing the
-    scratch tensor by it keeps every convolution off the temp allocator."""
-    interleaved = GEMM_INTERLEAVED_ROWS * ((depth + 15) // 16) * 16
-    return (0 if direct else IM2COL_ROWS * depth) + interleaved
+    (KH * KW * input channels per group) in the flavour that takes the most (the kernels'
+    conv_scratch_bytes): the gathered windows unless ``direct`` (a 1x1 convolution reading
+    its pixels in place), then the product's own: Helium interleaves three rows in 16-byte
+    chunks (gemm_s8_mve.cpp), the DSP extension widens two rows to int16 (gemm_s8_dsp.cpp).
+    Sizing the scratch tensor by it keeps every convolution off the temp allocator."""
+    helium = 3 * ((depth + 15) // 16) * 16
+    dsp = 2 * 2 * ((depth + 3) // 4) * 4
+    return (0 if direct else IM2COL_ROWS * depth) + max(helium, dsp)
 
 
 def transpose(editor: GraphEditor, source: Node, perm: list[int], before: Node) -> Node:
