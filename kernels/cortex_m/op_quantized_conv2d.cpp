@@ -93,10 +93,18 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
   const int32_t group_out = out_channels / groups;
   const bool direct = a.kernel[0] == 1 && a.kernel[1] == 1 && a.stride[0] == 1 && a.stride[1] == 1 &&
                       a.padding[0] == 0 && a.padding[1] == 0 && groups == 1;
-  const size_t im2col_bytes = direct ? 0 : static_cast<size_t>(kIm2colRows) * depth;
-  int8_t* scratch = scratch_memory(ctx, op, a.scratch, conv_scratch_bytes(depth, direct));
+  // Scratch: the gathered windows, then the product's memory (conv_scratch_bytes). With
+  // less (a program sized for CMSIS-NN's buffers), fewer windows at a time and a product
+  // without memory of its own.
+  size_t got = 0;
+  int8_t* scratch = scratch_memory_at_least(ctx, op, a.scratch, direct ? 1 : static_cast<size_t>(depth), &got);
   if (scratch == nullptr) return;
-  int8_t* gemm_scratch = scratch + im2col_bytes;
+  const int32_t rows_at_once =
+      direct ? 0 : static_cast<int32_t>(got / static_cast<size_t>(depth) < kIm2colRows ? got / depth : kIm2colRows);
+  const size_t rows_bytes = im2col_bytes(rows_at_once, depth);
+  int8_t* gemm_scratch = got >= rows_bytes + gemm_scratch_bytes(depth) && gemm_scratch_bytes(depth) > 0
+                             ? scratch + rows_bytes
+                             : nullptr;
   const int8_t* input = a.input->const_data_ptr<int8_t>();
   const int8_t* weight = a.weight->const_data_ptr<int8_t>();
   const int32_t* bias = a.bias != nullptr ? a.bias->const_data_ptr<int32_t>() : nullptr;
@@ -122,8 +130,8 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
       for (int32_t n = 0; n < a.in.n; ++n) {
         const int8_t* image = input + n * in_image;
         int8_t* out_n = out + n * out_image;
-        for (int32_t p0 = 0; p0 < out_pixels; p0 += kIm2colRows) {
-          const int32_t count = out_pixels - p0 < kIm2colRows ? out_pixels - p0 : kIm2colRows;
+        for (int32_t p0 = 0; p0 < out_pixels; p0 += rows_at_once) {
+          const int32_t count = out_pixels - p0 < rows_at_once ? out_pixels - p0 : rows_at_once;
           for (int32_t i = 0; i < count; ++i) {
             const int32_t p = p0 + i;
             im2col_row(a, image, p / a.output.w, p % a.output.w, g, group_channels, scratch + i * depth);

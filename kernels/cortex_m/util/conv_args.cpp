@@ -6,7 +6,7 @@ namespace kiln {
 namespace cortex_m {
 
 size_t conv_scratch_bytes(int32_t depth, bool direct) {
-  return (direct ? 0 : static_cast<size_t>(kIm2colRows) * depth) + gemm_scratch_bytes(depth);
+  return (direct ? 0 : im2col_bytes(kIm2colRows, depth)) + gemm_scratch_bytes(depth);
 }
 
 bool read_conv_tail(ArgReader& r, size_t first, bool has_output_padding, bool has_depth_multiplier,

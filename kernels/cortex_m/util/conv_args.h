@@ -40,6 +40,12 @@ constexpr int64_t kMaxWindow = 1024;
 /// Output pixels whose windows a convolution gathers (im2col) at a time.
 constexpr int32_t kIm2colRows = 6;
 
+/// Bytes `rows` gathered windows of `depth` take, rounded up to 16 so that what follows
+/// them in scratch memory is aligned.
+inline size_t im2col_bytes(int32_t rows, int32_t depth) {
+  return (static_cast<size_t>(rows) * static_cast<size_t>(depth) + 15) & ~static_cast<size_t>(15);
+}
+
 /// Bytes of scratch memory a convolution takes whose product has `depth` = KH * KW *
 /// (input channels per group): kIm2colRows gathered windows (none when `direct`, a 1x1
 /// convolution that reads the pixels where they are), then the product's own
