@@ -24,7 +24,7 @@ from torch.fx import GraphModule
 from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor, LoweringOptions
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
-from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes
+from kiln.backends.cortex_m.normalize import fold_quantized_constants, move_quantization_across_reshapes
 from kiln.backends.cortex_m.table_regions import lower_table_region
 from kiln.passes.delegation import is_delegate_call
 
@@ -34,7 +34,8 @@ _BOOKKEEPING = {torch.ops.aten.empty.memory_format}
 
 @dataclass
 class CortexMReport:
-    """Where the CPU's calls run once lowered: ``cortex_m::`` kernels or portable ones."""
+    """Where the CPU's calls run once lowered: ``cortex_m::`` kernels (and Kiln's own int8
+    ``kiln::`` ones) or portable ones."""
 
     cortex_m: Counter = field(default_factory=Counter)  # operator -> calls
     portable: Counter = field(default_factory=Counter)
@@ -55,7 +56,7 @@ def _report(graph: torch.fx.Graph) -> CortexMReport:
         if is_delegate_call(node):
             continue
         name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else str(node.target)
-        (report.cortex_m if name.startswith("cortex_m::") else report.portable)[name] += 1
+        (report.cortex_m if name.startswith(("cortex_m::", "kiln::")) else report.portable)[name] += 1
     return report
 
 
@@ -88,6 +89,7 @@ def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = 
     program = _copy(program, program.graph_module)
     graph_module = program.graph_module if graph_module is None else _copy(graph_module, graph_module)
     editor = GraphEditor(program, graph_module, LoweringOptions(linear_kernel_sums=linear_kernel_sums))
+    fold_quantized_constants(editor)
     move_quantization_across_reshapes(editor)
     lower_nodes(editor, OPERATOR_LOWERINGS)
     editor.graph.eliminate_dead_code()
