@@ -2,6 +2,10 @@
 selects, slices, expands, permutes, splits, concatenations and nearest upsampling commute
 with both.
 
+An ``as_strided`` that only restrides a row-major tensor is a reshape too: it becomes a
+``view`` first (:func:`views_from_as_strided`); any other ``as_strided`` keeps its float
+portable kernel (``aten::as_strided_copy.out``) between its dequantize and quantize.
+
 PT2E leaves such ops around without their own quantize and dequantize (``unsqueeze ->
 max_pool2d -> squeeze`` of a 1-D pooling, a ``view`` before a linear layer, the
 ``expand -> view`` before an attention ``bmm``), or between a dequantize and a quantize
@@ -29,6 +33,7 @@ from kiln.backends.cortex_m.graph_edit import (
     shape_of,
 )
 from kiln.backends.cortex_m.ops import op
+from kiln.passes.as_strided import reshape_objection
 
 aten = torch.ops.aten
 RESHAPES = {aten.view.default, aten._unsafe_view.default, aten.unsqueeze.default, aten.squeeze.dims,
@@ -39,6 +44,19 @@ MOVES = {aten.select.int, aten.slice.Tensor, aten.expand.default, aten.permute.d
          aten.upsample_nearest2d.vec, aten.upsample_nearest2d.default, aten.clone.default, aten.alias.default}
 #: Ops that split one tensor into several (each part read through getitem).
 SPLITS = {aten.split_with_sizes.default, aten.split.Tensor, aten.unbind.int}
+
+
+def views_from_as_strided(editor: GraphEditor) -> None:
+    """Each ``as_strided`` that is a reshape of its input becomes a ``view`` to its size."""
+    for node in list(editor.graph.nodes):
+        if node.op != "call_function" or node.target is not aten.as_strided.default:
+            continue
+        if reshape_objection(node) is not None:
+            continue
+        view = editor.call(aten.view.default, (node.args[0], list(node.args[1])), node.meta["val"], before=node,
+                           like=node)
+        node.replace_all_uses_with(view)
+        editor.graph.erase_node(node)
 
 
 def _int8_call(editor: GraphEditor, node: Node, source: Node) -> Node:
