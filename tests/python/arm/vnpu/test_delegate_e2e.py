@@ -10,6 +10,7 @@ dequantize(TOSA reference output)" can be asserted bit for bit.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -158,7 +159,13 @@ def test_kiln_run_executes_a_delegated_program(smallcnn: Delegated, tmp_path: Pa
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "ethos-u (virtual NPU" in result.stdout
+    # The driver identified the NPU from its registers and read its PMU.
+    assert "ethos-u NPU (from its ID/CONFIG registers): Ethos-U55 with 128 MACs/cycle" in result.stdout
+    pmu = re.search(r"ethos-u PMU \(last execute, 1 delegate call\(s\)\): (\d+) cycles, (\d+) active cycles, "
+                    r"(\d+) AXI read beats, (\d+) AXI write beats", result.stdout)
+    assert pmu, result.stdout
+    cycles, active, read_beats, write_beats = (int(v) for v in pmu.groups())
+    assert 0 < active < cycles and read_beats > 0 and write_beats > 0
     got = np.load(tmp_path / "output_0.npy")
     (expected,) = Runtime().load_program(smallcnn.program_bytes).load_method("forward").execute([x])
     np.testing.assert_array_equal(got, expected)  # the same runtime through both hooks
@@ -193,10 +200,20 @@ def test_kiln_aot_and_kiln_run_on_an_ethos_u85_program(tmp_path: Path, monkeypat
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "ethos-u (virtual NPU" in result.stdout
+    assert "ethos-u NPU (from its ID/CONFIG registers): Ethos-U85 with 256 MACs/cycle" in result.stdout
+    assert "architecture 2.0.0" in result.stdout
     (expected,) = Runtime().load_program(program_bytes).load_method("forward").execute([x])
     np.testing.assert_array_equal(np.load("results/output_0.npy"), expected)
-    assert _runtime.ethos_u_counters()["operations"] > 0
+    counters = _runtime.ethos_u_counters()
+    assert counters["operations"] > 0
+    # The PMU's counts through the register-level driver: the device's estimate, at least one
+    # cycle per operation and the bytes the model moved, in 16-byte beats.
+    assert counters["cycles"] > counters["active_cycles"] >= counters["operations"]
+    moved_out = sum(counters["bytes_written"][:8])
+    assert counters["axi_write_beats"] >= moved_out // 16
+    identity = _runtime.ethos_u_npu_identity()
+    assert identity["product"] == "Ethos-U85" and identity["macs_per_cycle"] == 256
+    assert identity["config"] == 0x20000118 and identity["architecture"] == "2.0.0"
 
 
 @pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u85-256"])
