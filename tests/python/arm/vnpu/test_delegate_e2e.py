@@ -254,3 +254,33 @@ def test_mv2_program_output_is_the_dequantized_tosa_reference(mv2: Delegated) ->
     assert got.shape == expected.shape
     mismatched = int(np.count_nonzero(np.asarray(got) != expected))
     assert mismatched == 0, f"{mismatched} of {expected.size} mv2 outputs differ from the TOSA reference"
+
+
+def test_npu_operations_carry_the_devices_cycle_estimate(all_on_npu: Delegated, tmp_path: Path) -> None:
+    """Two channels, one estimate: each NPU operation's cycles in the ETDump metadata and the
+    op records (the device's side channel) add up to NPU_ACTIVE, which the register-level
+    driver read from the PMU; the Inspector shows them per operation."""
+    from kiln.devtools import Inspector, record_etdump
+    from kiln.program import Program
+
+    method = Runtime().load_program(all_on_npu.program_bytes).load_method("forward")
+    _runtime.ethos_u_record_ops(256)
+    try:
+        with record_etdump(method) as recording:
+            method.execute(list(all_on_npu.inputs))
+        records = _runtime.ethos_u_op_records()
+    finally:
+        _runtime.ethos_u_record_ops(0)
+    counters = _runtime.ethos_u_counters()
+    events = [e for e in recording.etdump.runs[0].profile_events if e.is_delegate_operation]
+    assert len(events) == len(records) == counters["operations"] + counters["dma_transfers"]
+    cycles = [int(e.counters["cycles"]) for e in events]
+    assert all(c >= 32 for c in cycles)  # every operation pays its setup
+    assert cycles == [r["cycles"] for r in records]
+    assert sum(cycles) == counters["active_cycles"] < counters["cycles"]
+    assert {k: v for k, v in method.npu_counters().items() if k != "delegate_calls"} == \
+        {k: v for k, v in counters.items() if k != "delegate_calls"}
+    path = tmp_path / "program.pte"
+    path.write_bytes(all_on_npu.program_bytes)
+    rows = [row for row in Inspector(recording.etdump, Program.load(path)).rows if row.is_npu_operation]
+    assert [row.npu_cycles for row in rows] == cycles
