@@ -1,7 +1,9 @@
-// Python hook for the EthosUBackend: registers the delegate on the host's virtual NPU, so
-// that delegated programs loaded through kiln.runtime run, exposes what the NPU did in the
-// calling thread's last execute (PMU-style counters; per method with Method.npu_counters)
-// and, on request, one record per operation of the latest NPU call, and
+// Python hook for the EthosUBackend: registers the delegate on the host's NPU (the
+// register-level driver on the virtual NPU's register-accurate device), so that delegated
+// programs loaded through kiln.runtime run, exposes what the NPU did in the calling thread's
+// last execute (the PMU's counters and the model's; per method with Method.npu_counters),
+// the NPU's identity from its ID/CONFIG registers, on request one record per operation of
+// the latest NPU call, and
 // runs one delegate payload on its own (ethos_u_run_payload: the same init/execute a
 // program's delegate call goes through, for checking payloads against a reference).
 #include <cstdint>
