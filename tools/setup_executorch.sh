@@ -16,9 +16,17 @@ if ! "$ET_VENV/bin/python" -c "import executorch.runtime" >/dev/null 2>&1; then
   "$ET_VENV/bin/python" -m pip install -q "executorch==1.5.1" >&2
 fi
 # ExecuTorch's Arm (Ethos-U) flow, used to produce its delegated programs for the interop
-# tests and the compile-time benchmark: the versions it was released with.
-if ! "$ET_VENV/bin/python" -c "import tosa_serializer, ethosu.vela, ml_dtypes" >/dev/null 2>&1; then
-  "$ET_VENV/bin/python" -m pip install -q --no-deps "ethos-u-vela==5.1.0" "tosa-tools==2026.5.0" >&2
-  "$ET_VENV/bin/python" -m pip install -q ml_dtypes >&2
+# tests and the compile-time benchmark: the versions it was released with, installed with
+# their dependencies so that pip reports no conflict: tosa-tools 2026.5.0 pins flatbuffers
+# 25.2.10 and ml_dtypes 0.5.1 and wants numpy < 2.2, ExecuTorch numpy >= 2 (pandas 2.0.2).
+if ! "$ET_VENV/bin/python" - >/dev/null 2>&1 <<'PY'
+import importlib.metadata as m
+import tosa_serializer, ethosu.vela  # noqa: F401
+assert m.version("tosa-tools") == "2026.5.0" and m.version("ethos-u-vela") == "5.1.0"
+assert m.version("flatbuffers") == "25.2.10" and m.version("ml_dtypes") == "0.5.1"
+PY
+then
+  "$ET_VENV/bin/python" -m pip install -q "ethos-u-vela==5.1.0" "tosa-tools==2026.5.0" "ml_dtypes==0.5.1" \
+    "numpy>=2.0.2,<2.2" "torch==2.13.0" >&2
 fi
 echo "$ET_VENV/bin/python"

@@ -15,6 +15,8 @@ cd "$KILN_ROOT"
 . tools/setup.sh
 KILN_EXECUTORCH_PYTHON="$(bash tools/setup_executorch.sh)"
 export KILN_EXECUTORCH_PYTHON
+KILN_MODEL_EXPLORER_PYTHON="$(bash tools/setup_model_explorer.sh)"
+export KILN_MODEL_EXPLORER_PYTHON
 export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
 
 # arm-baremetal builds its test programs with kiln-aot, so it needs the venv (active here).

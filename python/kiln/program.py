@@ -62,6 +62,21 @@ class DelegateEntry:
 
 
 @dataclass(frozen=True)
+class StateEntry:
+    """One piece of a method's state: a planned tensor kept between executions (a mutable
+    buffer), known by its index in the value table (programs record no buffer names)."""
+
+    value_index: int
+    tensor: TensorInfo
+    nbytes: int
+    has_initial_value: bool  # False: the runtime starts it at zero at every method load
+
+    def __str__(self) -> str:
+        origin = "initial value in the program" if self.has_initial_value else "no initial value: starts at zero"
+        return f"value {self.value_index}: {self.tensor}, {self.nbytes:,} bytes, {origin}"
+
+
+@dataclass(frozen=True)
 class MethodInfo:
     """What one method of a program holds."""
 
@@ -73,7 +88,11 @@ class MethodInfo:
     inputs: list[TensorInfo]
     outputs: list[TensorInfo]
     delegates: tuple[DelegateEntry, ...] = ()
-    state_bytes: int = 0  # bytes of mutable buffers, kept between executions
+    states: tuple[StateEntry, ...] = ()  # mutable buffers, kept between executions
+
+    @property
+    def state_bytes(self) -> int:
+        return sum(state.nbytes for state in self.states)
 
     @property
     def operators(self) -> list[str]:
@@ -93,17 +112,61 @@ def _tensor_info(plan: pte.ExecutionPlanT, index: int) -> TensorInfo:
     return TensorInfo(dtype=dtype, shape=sizes, planned=tensor.allocationInfo is not None, dynamic=dynamic)
 
 
-def _state_bytes(plan: pte.ExecutionPlanT) -> int:
-    """Bytes of the method's mutable buffers (planned tensors with initial data)."""
-    total = 0
-    for value in plan.values or []:
-        tensor = value.val if value.valType == pte.KernelTypes.Tensor else None
-        if tensor is not None and tensor.allocationInfo is not None and tensor.dataBufferIdx:
-            numel = 1
-            for size in tensor.sizes if tensor.sizes is not None else []:
-                numel *= int(size)
-            total += numel * ELEMENT_SIZE_BY_CODE.get(int(tensor.scalarType), 1)
-    return total
+# The in-place copy that writes a buffer's new value back into its planned tensor at the
+# end of a method: [self, src, non_blocking, out] with out == self.
+_STATE_WRITE_BACK = "aten::copy_"
+
+
+def _planned_tensor(plan: pte.ExecutionPlanT, index: int) -> pte.TensorT | None:
+    values = plan.values or []
+    if not 0 <= index < len(values) or values[index].valType != pte.KernelTypes.Tensor:
+        return None
+    tensor = values[index].val
+    return tensor if tensor.allocationInfo is not None else None
+
+
+def _written_back_states(plan: pte.ExecutionPlanT) -> list[int]:
+    """Value indices the write-back copies store into, in instruction order: planned
+    tensors that are not method inputs (the rule of runtime/executor/method_state.h)."""
+    operators = plan.operators or []
+    inputs = {int(i) for i in (plan.inputs if plan.inputs is not None else [])}
+    found: list[int] = []
+    for instruction in (plan.chains[0].instructions or []) if plan.chains else []:
+        if instruction.instrArgsType != pte.InstructionArguments.KernelCall:
+            continue
+        call = instruction.instrArgs
+        op_index = int(call.opIndex)
+        if not 0 <= op_index < len(operators) or _text(operators[op_index].name) != _STATE_WRITE_BACK:
+            continue
+        if _text(operators[op_index].overload) not in ("", "default"):
+            continue
+        args = [int(a) for a in (call.args if call.args is not None else [])]
+        if len(args) < 2 or args[0] != args[-1] or args[0] in inputs or args[0] in found:
+            continue
+        if _planned_tensor(plan, args[0]) is not None:
+            found.append(args[0])
+    return found
+
+
+def _states(plan: pte.ExecutionPlanT) -> tuple[StateEntry, ...]:
+    """The method's state: planned tensors with an initial value in the program (value
+    order), then those the program writes back but gives no initial value (the runtime
+    starts them at zero) — the order of MethodMeta::state_meta."""
+    def has_initial_value(index: int) -> bool:
+        tensor = _planned_tensor(plan, index)
+        return tensor is not None and bool(tensor.dataBufferIdx)
+
+    with_data = [i for i in range(len(plan.values or [])) if has_initial_value(i)]
+    without = [i for i in _written_back_states(plan) if not has_initial_value(i)]
+    states = []
+    for index in with_data + without:
+        tensor = plan.values[index].val
+        numel = 1
+        for size in tensor.sizes if tensor.sizes is not None else []:
+            numel *= int(size)
+        nbytes = numel * ELEMENT_SIZE_BY_CODE.get(int(tensor.scalarType), 1)
+        states.append(StateEntry(index, _tensor_info(plan, index), nbytes, bool(tensor.dataBufferIdx)))
+    return tuple(states)
 
 
 def _blob_size(program: pte.ProgramT, segments: list[bytes], reference: pte.BackendDelegateDataReferenceT) -> int:
@@ -159,7 +222,7 @@ def _method_info(plan: pte.ExecutionPlanT, delegates: tuple[DelegateEntry, ...] 
         inputs=[_tensor_info(plan, int(i)) for i in (plan.inputs if plan.inputs is not None else [])],
         outputs=[_tensor_info(plan, int(i)) for i in (plan.outputs if plan.outputs is not None else [])],
         delegates=delegates,
-        state_bytes=_state_bytes(plan),
+        states=_states(plan),
     )
 
 
@@ -295,8 +358,9 @@ class Program:
             lines.append(f"  outputs: {', '.join(map(str, info.outputs)) or '-'}")
             for mem_id, size in enumerate(info.planned_buffer_sizes, start=1):
                 lines.append(f"  planned memory id {mem_id}: {size:,} bytes")
-            if info.state_bytes:
+            if info.states:
                 lines.append(f"  state (mutable buffers, kept between calls): {info.state_bytes:,} bytes")
+                lines.extend(f"    {state}" for state in info.states)
             lines.append("  operators (calls):")
             width = max((len(name) for name in info.operator_counts), default=0)
             for name, count in info.operator_counts.items():

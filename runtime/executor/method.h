@@ -115,6 +115,9 @@ class Method final {
 
   /// Builds everything (method_init.cpp); on failure the Method is safe to destroy.
   Error init();
+  /// Starts the state the program gives no initial value at zero (init; method_state.h
+  /// says which planned tensors are state). Costs the state's bytes, once per load.
+  void zero_state_without_initial_value();
   /// Finds the inputs some instruction reads (init, for set_scalar_input).
   void mark_read_inputs();
   Error set_scalar_input(const EValue& value, size_t i);

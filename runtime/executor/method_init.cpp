@@ -2,6 +2,7 @@
 // counts, the value table (method_values.cpp), the instructions
 // (method_instructions.cpp) and the delegates (method_delegates.cpp) — checking every
 // index the program holds.
+#include <cstring>
 #include <new>
 
 #include "kiln_schema/program_generated.h"
@@ -9,6 +10,7 @@
 #include "runtime/executor/method.h"
 #include "runtime/executor/method_init_state.h"
 #include "runtime/executor/method_layout.h"
+#include "runtime/executor/method_state.h"
 #include "runtime/executor/program.h"
 #include "runtime/platform/log.h"
 
@@ -90,6 +92,7 @@ Error Method::init() {
   }
   instructions_ = instructions;
   num_instructions_ = layout.num_instructions;
+  zero_state_without_initial_value();
 
   // Inputs: tensors must be given data before execute; other kinds have a value.
   input_set_ = static_cast<bool*>(sections[static_cast<size_t>(internal::Section::InputFlags)]);
@@ -106,6 +109,19 @@ Error Method::init() {
                                     &num_delegates_));
   initialized_ = true;
   return Error::Ok;
+}
+
+void Method::zero_state_without_initial_value() {
+  // One pass over the instructions; a state written back twice is zeroed twice.
+  if (num_instructions_ == 0) return;  // the plan may have no chain then
+  const auto* instructions = plan_->chains()->Get(0)->instructions();
+  for (size_t pc = 0; pc < num_instructions_; ++pc) {
+    const int64_t state = internal::state_written_back_by(
+        *plan_, *instructions->Get(static_cast<uoffset_t>(pc)));
+    if (state < 0 || internal::has_initial_state(*plan_, static_cast<size_t>(state))) continue;
+    Tensor& tensor = values_[state].to_tensor();
+    std::memset(tensor.mutable_data_ptr(), 0, tensor.nbytes());
+  }
 }
 
 void Method::mark_read_inputs() {

@@ -1,10 +1,12 @@
 #include "runtime/executor/method_meta.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "kiln_schema/program_generated.h"
 #include "runtime/executor/flatbuffer_vectors.h"
 #include "runtime/executor/method_layout.h"
+#include "runtime/executor/method_state.h"
 #include "runtime/executor/value_parsing.h"
 #include "runtime/platform/log.h"
 
@@ -102,6 +104,45 @@ Result<int64_t> MethodMeta::memory_planned_buffer_size(size_t i) const {
     return Error::InvalidProgram;
   }
   return size;
+}
+
+size_t MethodMeta::find_state(size_t wanted, size_t* count) const {
+  *count = 0;
+  for (size_t v = 0; v < length(plan_->values()); ++v) {
+    if (!internal::has_initial_state(*plan_, v)) continue;
+    if ((*count)++ == wanted) return v;
+  }
+  const auto* chains = plan_->chains();
+  const auto* instructions = length(chains) > 0 ? chains->Get(0)->instructions() : nullptr;
+  auto written_back_at = [&](size_t pc) {
+    return internal::state_written_back_by(*plan_, *instructions->Get(static_cast<flatbuffers::uoffset_t>(pc)));
+  };
+  for (size_t pc = 0; pc < length(instructions); ++pc) {
+    const int64_t state = written_back_at(pc);
+    if (state < 0 || internal::has_initial_state(*plan_, static_cast<size_t>(state))) continue;
+    bool seen = false;  // written back by an earlier instruction too
+    for (size_t earlier = 0; earlier < pc && !seen; ++earlier) seen = written_back_at(earlier) == state;
+    if (seen) continue;
+    if ((*count)++ == wanted) return static_cast<size_t>(state);
+  }
+  return SIZE_MAX;
+}
+
+size_t MethodMeta::num_states() const {
+  size_t count = 0;
+  find_state(SIZE_MAX, &count);
+  return count;
+}
+
+Result<StateInfo> MethodMeta::state_meta(size_t i) const {
+  size_t count = 0;
+  const size_t index = find_state(i, &count);
+  if (index == SIZE_MAX) {
+    KILN_LOG(Error, "state %zu requested; the method has %zu", i, count);
+    return Error::InvalidArgument;
+  }
+  KILN_TRY_ASSIGN(const TensorInfo tensor, tensor_info(*plan_, index, i, "state"));
+  return StateInfo{index, tensor, internal::has_initial_state(*plan_, index)};
 }
 
 size_t MethodMeta::num_instructions() const {

@@ -37,6 +37,17 @@ struct TensorInfo {
   ShapeDynamism shape_dynamism;
 };
 
+/// One piece of a method's state: a planned tensor kept from one execute to the next (a
+/// mutable buffer; method_state.h says how the runtime recognises it).
+struct StateInfo {
+  /// Its index in the method's value table (programs record no buffer names).
+  size_t value_index;
+  TensorInfo tensor;
+  /// False when the program stores no initial value (ExecuTorch's exporter without its
+  /// InitializedMutableBufferPass): the runtime starts the state at zero at every load.
+  bool has_initial_value;
+};
+
 class MethodMeta final {
  public:
   /// Wraps a verified execution plan (Program::method_meta builds these). `program`
@@ -63,6 +74,12 @@ class MethodMeta final {
   /// Size in bytes of planned buffer `i` (memory id i + 1).
   Result<int64_t> memory_planned_buffer_size(size_t i) const;
 
+  /// Pieces of state: first those with an initial value (in value order), then those
+  /// without (in the order of their write-backs).
+  size_t num_states() const;
+  /// State `i`; InvalidArgument for a bad `i`, InvalidProgram for a malformed tensor.
+  Result<StateInfo> state_meta(size_t i) const;
+
   /// Instructions in the method's (first and only executed) chain.
   size_t num_instructions() const;
   /// Entries in the method's operator table.
@@ -85,6 +102,8 @@ class MethodMeta final {
   const kiln_pte::ExecutionPlan* plan() const { return plan_; }
 
  private:
+  /// Value index of state `wanted` (SIZE_MAX: none; counts them all into *count).
+  size_t find_state(size_t wanted, size_t* count) const;
   /// Sum of the registered backends' method_allocator_size() over the delegates.
   Result<size_t> backends_allocator_size() const;
 

@@ -1,6 +1,7 @@
 #include "runtime/host/method_memory.h"
 
 #include <cinttypes>
+#include <cstring>
 
 namespace kiln::host {
 
@@ -33,6 +34,10 @@ Result<std::unique_ptr<MethodMemory>> MethodMemory::allocate(const MethodMeta& m
   memory->manager_.planned_memory = memory->planned_memory_.get();
   memory->manager_.temp_allocator = memory->temp_allocator_.get();
   return memory;
+}
+
+void MethodMemory::fill_planned_buffers(uint8_t byte) {
+  for (HostBuffer& pool : planned_pools_) std::memset(pool.data(), byte, pool.size());
 }
 
 }  // namespace kiln::host

@@ -34,6 +34,9 @@ class MethodMemory {
   const MemoryAllocator& temp_allocator() const { return *temp_allocator_; }
   size_t num_planned_buffers() const { return planned_pools_.size(); }
   size_t planned_buffer_size(size_t i) const { return planned_pools_[i].size(); }
+  /// Writes `byte` over every planned buffer (before the method loads): a run whose
+  /// outputs change with it reads memory the program never wrote.
+  void fill_planned_buffers(uint8_t byte);
 
  private:
   MethodMemory() = default;

@@ -332,4 +332,27 @@ ProgramSpec state_program_spec() {
   return spec;
 }
 
+ProgramSpec state_without_initial_value_spec() {
+  TensorSpec state;
+  state.sizes = {2, 3};
+  state.planned = true;
+  state.memory_offset = 32;
+  TensorSpec x = state;
+  x.memory_offset = 0;
+  TensorSpec t = state;
+  t.memory_offset = 64;
+
+  PlanSpec plan;
+  plan.values = {tensor_value(state), tensor_value(x), int_value(1), tensor_value(t), bool_value(false)};
+  plan.inputs = {1};
+  plan.outputs = {3};
+  plan.operators = {{"test::add", "out"}, {"aten::copy_", ""}};
+  plan.instructions = {kernel_call(0, {0, 1, 2, 3, 3}), kernel_call(1, {0, 3, 4, 0})};
+  plan.buffer_sizes = {0, 96};
+
+  ProgramSpec spec;
+  spec.plans = {plan};
+  return spec;
+}
+
 }  // namespace kiln_test

@@ -127,4 +127,12 @@ std::vector<float> add_program_constant();
 ProgramSpec state_program_spec();
 std::vector<float> state_program_initial();
 
+/// State as ExecuTorch's exporter writes it without InitializedMutableBufferPass: a
+/// planned float [2, 3] state s with no initial value, "forward"(x) computes
+/// t = s + 1 * x (test::add.out), writes it back with aten::copy_(s, t, false, s) and
+/// returns t.
+///   values: 0 s (state), 1 x, 2 Int alpha=1, 3 t, 4 Bool non_blocking=false
+///   planned buffer 0: 96 bytes (x at 0, s at 32, t at 64)
+ProgramSpec state_without_initial_value_spec();
+
 }  // namespace kiln_test

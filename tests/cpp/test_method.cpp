@@ -563,6 +563,46 @@ TEST_F(MethodTest, RefusesStateWhoseInitialDataIsMissingOrShort) {
   EXPECT_EQ(init(offset_past_end), Error::ProgramSegmentOutOfBounds);
 }
 
+// ExecuTorch's runtime starts state the program gives no initial value at zero; so must
+// Kiln, whatever the planned memory held before (firmware pools are not zeroed at boot).
+TEST_F(MethodTest, StartsStateWithoutAnInitialValueAtZeroAtEveryLoad) {
+  kiln_test::register_state_write_back_kernel();
+  FloatTensor ones({2, 3}, {1, 1, 1, 1, 1, 1});
+  for (const uint8_t stale : {0x41, 0x7f, 0xc2}) {
+    harness_.emplace(build_program(kiln_test::state_without_initial_value_spec()));
+    harness_->planned_fill = stale;
+    ASSERT_EQ(harness_->load_program(), Error::Ok);
+    for (int load = 0; load < 2; ++load) {
+      ASSERT_EQ(harness_->load_method("forward"), Error::Ok);
+      for (int call = 1; call <= 2; ++call) {
+        ASSERT_EQ(method().set_input(EValue(&ones.tensor), 0), Error::Ok);
+        ASSERT_EQ(method().execute(), Error::Ok);
+        const float* out = method().get_output(0).to_tensor().const_data_ptr<float>();
+        for (size_t i = 0; i < 6; ++i) {
+          EXPECT_EQ(out[i], static_cast<float>(call)) << "planned memory 0x" << std::hex << int{stale}
+                                                      << std::dec << ", load " << load << ", call " << call;
+        }
+      }
+    }
+  }
+}
+
+TEST_F(MethodTest, ZeroesOnlyTheStateAmongThePlannedBytes) {
+  kiln_test::register_state_write_back_kernel();
+  harness_.emplace(build_program(kiln_test::state_without_initial_value_spec()));
+  harness_->planned_fill = 0x41;
+  ASSERT_EQ(harness_->load_program(), Error::Ok);
+  ASSERT_EQ(harness_->load_method("forward"), Error::Ok);
+  // Bytes [32, 56) are the state; the rest is the input's and the output's, which the
+  // program writes before it reads them: init leaves them as they were.
+  const kiln::Tensor& x = method().get_input(0).to_tensor();
+  const auto* base = static_cast<const uint8_t*>(x.const_data_ptr());
+  for (size_t i = 0; i < 96; ++i) {
+    const bool state = i >= 32 && i < 56;
+    EXPECT_EQ(base[i], state ? 0 : 0x41) << "planned byte " << i;
+  }
+}
+
 class RecordingObserver : public kiln::InstructionObserver {
  public:
   void on_instruction_end(size_t index, const char* op_name, uint64_t start, uint64_t end) override {

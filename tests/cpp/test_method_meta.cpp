@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "program_builder.h"
 #include "test_support.h"
 
@@ -74,6 +77,52 @@ TEST_F(MethodMetaTest, ReportsNonTensorInputsAndBadDescriptions) {
   EXPECT_EQ(m.input_tensor_meta(1).error(), Error::InvalidType);
   EXPECT_EQ(m.input_tag(2).error(), Error::ProgramIndexOutOfRange);
   EXPECT_EQ(m.output_tensor_meta(0).error(), Error::InvalidProgram);
+}
+
+TEST_F(MethodMetaTest, ListsStateWithAndWithoutAnInitialValue) {
+  load(kiln_test::add_program_spec());
+  EXPECT_EQ(meta().num_states(), 0u);
+  EXPECT_EQ(meta().state_meta(0).error(), Error::InvalidArgument);
+
+  load(kiln_test::state_program_spec());  // initial value in the mutable data segment
+  ASSERT_EQ(meta().num_states(), 1u);
+  EXPECT_EQ(meta().state_meta(0)->value_index, 1u);
+  EXPECT_TRUE(meta().state_meta(0)->has_initial_value);
+
+  load(kiln_test::state_without_initial_value_spec());
+  ASSERT_EQ(meta().num_states(), 1u);
+  const kiln::StateInfo state = *meta().state_meta(0);
+  EXPECT_EQ(state.value_index, 0u);
+  EXPECT_FALSE(state.has_initial_value);
+  EXPECT_EQ(state.tensor.nbytes, 24u);
+  EXPECT_TRUE(state.tensor.is_memory_planned);
+  EXPECT_EQ(meta().state_meta(1).error(), Error::InvalidArgument);
+}
+
+TEST_F(MethodMetaTest, CountsAStateWrittenBackTwiceOnce) {
+  kiln_test::ProgramSpec spec = kiln_test::state_without_initial_value_spec();
+  spec.plans[0].instructions.push_back(kiln_test::kernel_call(1, {0, 3, 4, 0}));
+  load(spec);
+  EXPECT_EQ(meta().num_states(), 1u);
+}
+
+TEST_F(MethodMetaTest, ACopyThatIsNoWriteBackIsNoState) {
+  auto states_with_copy = [&](std::vector<int32_t> args, std::vector<int32_t> inputs = {1},
+                              std::string overload = "") {
+    kiln_test::ProgramSpec spec = kiln_test::state_without_initial_value_spec();
+    spec.plans[0].instructions[1].args = std::move(args);
+    spec.plans[0].inputs = std::move(inputs);
+    spec.plans[0].operators[1].second = std::move(overload);
+    load(spec);
+    return meta().num_states();
+  };
+  EXPECT_EQ(states_with_copy({0, 3, 4, 0}, {1}, "default"), 1u);
+  EXPECT_EQ(states_with_copy({0, 3, 4, 3}), 0u);       // out is not self: not in place
+  EXPECT_EQ(states_with_copy({0, 3, 4, 0}, {1, 0}), 0u);  // a method input belongs to the caller
+  EXPECT_EQ(states_with_copy({2, 3, 4, 2}), 0u);       // an Int, not a tensor
+  EXPECT_EQ(states_with_copy({99, 3, 4, 99}), 0u);     // out of range: no state, no crash
+  EXPECT_EQ(states_with_copy({0}), 0u);
+  EXPECT_EQ(states_with_copy({0, 3, 4, 0}, {1}, "out"), 0u);  // another kernel
 }
 
 TEST_F(MethodMetaTest, ReportsNegativeBufferSizes) {

@@ -57,6 +57,18 @@ void scratch_out(KernelContext& context, Span<EValue*>) {
   static_cast<uint8_t*>(scratch)[63] = 1;
 }
 
+void copy_in_place(KernelContext& context, Span<EValue*> args) {
+  if (args.size() != 4 || !float_tensor(args[0]) || !float_tensor(args[1]) ||
+      args[0]->to_tensor().numel() != args[1]->to_tensor().numel()) {
+    context.fail(Error::InvalidArgument);
+    return;
+  }
+  Tensor& self = args[0]->to_tensor();
+  for (size_t i = 0; i < self.numel(); ++i) {
+    self.mutable_data_ptr<float>()[i] = args[1]->to_tensor().const_data_ptr<float>()[i];
+  }
+}
+
 const kiln::Kernel kTestKernels[] = {
     {"test::add.out", add_out},
     {"test::fail.out", fail_out},
@@ -74,6 +86,12 @@ std::vector<uint8_t> identity_order(size_t n) {
 
 void register_test_kernels() {
   static const Error registered = kiln::register_kernels(kTestKernels);
+  (void)registered;
+}
+
+void register_state_write_back_kernel() {
+  static const kiln::Kernel kernels[] = {{"aten::copy_", copy_in_place}};
+  static const Error registered = kiln::register_kernels(kernels);
   (void)registered;
 }
 
@@ -104,7 +122,7 @@ kiln::Error Harness::load_method(const char* name, size_t method_pool_bytes, siz
     auto size = meta->memory_planned_buffer_size(i);
     if (!size.ok()) return size.error();
     const size_t bytes = static_cast<size_t>(*size);
-    planned_storage_.emplace_back(bytes > planned_shrink ? bytes - planned_shrink : 0);
+    planned_storage_.emplace_back(bytes > planned_shrink ? bytes - planned_shrink : 0, planned_fill);
   }
   for (auto& storage : planned_storage_) planned_spans_.emplace_back(storage.data(), storage.size());
   planned_.emplace(kiln::Span<kiln::Span<uint8_t>>(planned_spans_.data(), planned_spans_.size()));

@@ -20,6 +20,10 @@ namespace kiln_test {
 ///   test::scratch.out   [out]                           takes 64 temp bytes
 void register_test_kernels();
 
+/// Registers aten::copy_ [self, src, non_blocking, out] (float, self = src), the
+/// kernel that writes state back, for the suites whose programs have state.
+void register_state_write_back_kernel();
+
 /// Loads a built program from its bytes and initializes a method in pools sized exactly
 /// from MethodMeta (or smaller, to test failures).
 class Harness {
@@ -34,6 +38,8 @@ class Harness {
 
   /// Added to MethodMeta's size: what backends take in their init comes on top.
   size_t extra_method_bytes = 0;
+  /// The byte every planned buffer holds before the method loads (stale memory).
+  uint8_t planned_fill = 0;
 
   kiln::Program& program() { return *program_; }
   kiln::Method& method() { return *method_; }

@@ -20,6 +20,19 @@ def executorch_python() -> Path:
     return Path(value)
 
 
+@pytest.fixture(scope="session")
+def model_explorer_python() -> Path:
+    """The python of the venv with Model Explorer's PTE adapter (env KILN_MODEL_EXPLORER_PYTHON);
+    skips if absent. Its own venv: the adapter needs a newer flatbuffers than tosa-tools allows."""
+    value = os.environ.get("KILN_MODEL_EXPLORER_PYTHON", "")
+    if not value or not Path(value).is_file():
+        pytest.skip(
+            "Model Explorer venv not available: set KILN_MODEL_EXPLORER_PYTHON to its python "
+            "(tools/setup_model_explorer.sh creates it)"
+        )
+    return Path(value)
+
+
 KERNEL_TEST_DIR = Path(__file__).parent / "kernels"
 
 

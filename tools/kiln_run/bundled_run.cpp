@@ -85,6 +85,7 @@ int run_bundled_program(const Options& options, LogCapture& capture) {
   if (!meta.ok()) return fail(meta.error());
   Result<std::unique_ptr<MethodMemory>> memory = MethodMemory::allocate(*meta, options.temp_bytes);
   if (!memory.ok()) return fail(memory.error());
+  if (options.fill_planned >= 0) (*memory)->fill_planned_buffers(static_cast<uint8_t>(options.fill_planned));
   Result<Method> method = program->load_method(method_name->c_str(), (*memory)->manager());
   if (!method.ok()) return fail(method.error());
   Result<std::unique_ptr<EtdumpOutput>> etdump = EtdumpOutput::create(options);

@@ -371,6 +371,19 @@ void print_npu_counters(const Method& method) {
 }
 #endif
 
+/// One line per piece of state (mutable buffer), saying where its value at load comes from.
+void print_states(const MethodMeta& meta) {
+  for (size_t i = 0; i < meta.num_states(); ++i) {
+    Result<StateInfo> state = meta.state_meta(i);
+    if (!state.ok()) continue;  // logged; the method loaded, so this does not happen
+    std::printf("state (kept between iterations): value %zu, %s %s, %zu bytes, %s\n",
+                state->value_index, scalar_type_name(state->tensor.scalar_type),
+                shape_string(state->tensor.sizes).c_str(), state->tensor.nbytes,
+                state->has_initial_value ? "initial value from the program"
+                                         : "no initial value in the program: starts at zero");
+  }
+}
+
 // ---- the run ----
 
 int run(const Options& options, LogCapture& capture) {
@@ -393,6 +406,7 @@ int run(const Options& options, LogCapture& capture) {
   // Exactly the sizes the program asks for.
   Result<std::unique_ptr<MethodMemory>> memory = MethodMemory::allocate(*meta, options.temp_bytes);
   if (!memory.ok()) return fail(memory.error());
+  if (options.fill_planned >= 0) (*memory)->fill_planned_buffers(static_cast<uint8_t>(options.fill_planned));
 
   start = std::chrono::steady_clock::now();
   Result<Method> method = program->load_method(method_name->c_str(), (*memory)->manager());
@@ -451,6 +465,7 @@ int run(const Options& options, LogCapture& capture) {
     planned_total += pools.planned_buffer_size(i);
   }
   std::printf(" (total %zu)\n", planned_total);
+  print_states(*meta);
   std::printf("method allocator: %zu / %zu bytes used\n", pools.method_allocator().used(),
               pools.method_allocator().size());
   std::printf("temp allocator: peak %zu / %zu bytes\n", pools.temp_allocator().peak(),

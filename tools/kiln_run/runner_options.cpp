@@ -14,7 +14,7 @@ void print_usage(FILE* out) {
   std::fprintf(out,
                "usage: kiln-run PROGRAM.pte|BUNDLE.bpte [--input x.npy|NUMBER ...] [--output-dir DIR]\n"
                "                [--iterations N] [--method NAME] [--temp-bytes N] [--threads N]\n"
-               "                [--profile] [--verbose] [--etdump FILE [--etdump-bytes N]]\n"
+               "                [--fill-planned BYTE] [--profile] [--verbose] [--etdump FILE [--etdump-bytes N]]\n"
                "                [--debug-buffer FILE [--debug-buffer-bytes N]] [--rtol X] [--atol X]\n"
                "\n"
                "Runs one method of a Kiln/ExecuTorch .pte program with the portable kernels\n"
@@ -30,6 +30,9 @@ void print_usage(FILE* out) {
                "  --method NAME     method to run (default: forward, else the first)\n"
                "  --temp-bytes N    kernel scratch allocator size, up to 2^40 (default 1 MiB)\n"
                "  --threads N       threads for XNNPACK delegates, 1 to 64 (default 1)\n"
+               "  --fill-planned BYTE  write BYTE (0 to 255) over the planned memory before the\n"
+               "                    method loads: outputs that change with it read memory the\n"
+               "                    program never wrote\n"
                "  --profile         per-operator time table\n"
                "  --verbose         show the runtime's info messages\n"
                "  --etdump FILE     record an ETDump (profiling: every instruction, NPU operation\n"
@@ -103,6 +106,9 @@ bool parse_options(int argc, char** argv, Options* options, bool* help) {
     } else if (arg == "--temp-bytes") {
       if (!need_value() || !parse_count(0, kMaxTempBytes, &count)) return false;
       options->temp_bytes = static_cast<size_t>(count);
+    } else if (arg == "--fill-planned") {
+      if (!need_value() || !parse_count(0, 255, &count)) return false;
+      options->fill_planned = static_cast<int>(count);
     } else if (arg == "--threads") {
       if (!need_value() || !parse_count(1, 64, &count)) return false;
       options->threads = count;

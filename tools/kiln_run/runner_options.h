@@ -38,6 +38,9 @@ struct Options {
   /// Threads of the XNNPACK delegate's pool (--threads; 1: the calling thread only).
   uint64_t threads = 1;
   size_t temp_bytes = kDefaultTempBytes;
+  /// --fill-planned: the byte written over the planned buffers before the method loads
+  /// (-1: left as allocated).
+  int fill_planned = -1;
   bool profile = false;
   bool verbose = false;
   /// --etdump: where the ETDump goes (empty: none recorded).

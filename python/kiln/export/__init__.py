@@ -35,6 +35,7 @@ from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate
 from kiln.export.edge import export_to_edge, normalize_inputs
 from kiln.export.methods import MethodSource, method_sources
 from kiln.memory import plan_memory
+from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.passes.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
@@ -84,16 +85,23 @@ def _is_core_aten(program: ExportedProgram) -> bool:
 
 
 def to_edge_program(model_or_program: Any, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
-    """Stage 1: a core-ATen ExportedProgram from a module or an ExportedProgram."""
+    """Stage 1: a core-ATen ExportedProgram from a module or an ExportedProgram.
+
+    Its ``as_strided`` calls become views or copies of row-major tensors
+    (:func:`kiln.passes.as_strided.rewrite_as_strided`; in place for an ExportedProgram
+    already in core ATen: the graph computes the same)."""
     if isinstance(model_or_program, ExportedProgram):
         if dynamic_shapes is not None:
             raise ExportError("dynamic_shapes apply to a module; an ExportedProgram has its own already")
         if _is_core_aten(model_or_program):
+            rewrite_as_strided(model_or_program)
             return model_or_program
         try:
-            return model_or_program.run_decompositions()
+            edge = model_or_program.run_decompositions()
         except Exception as error:  # torch raises many unrelated types here
             raise ExportError(f"decomposing the ExportedProgram to core ATen failed: {error}") from error
+        rewrite_as_strided(edge)
+        return edge
     if example_inputs is None:
         raise ExportError("example_inputs are needed to export a torch.nn.Module")
     return export_to_edge(model_or_program, normalize_inputs(example_inputs), dynamic_shapes)

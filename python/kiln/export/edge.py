@@ -14,6 +14,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln import ExportError
+from kiln.passes.as_strided import rewrite_as_strided
 
 logger = logging.getLogger(__name__)
 
@@ -49,7 +50,8 @@ def _describe(error: BaseException) -> str:
 
 
 def export_to_edge(model: torch.nn.Module, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
-    """Export ``model`` with ``torch.export`` and decompose it to core ATen.
+    """Export ``model`` with ``torch.export`` and decompose it to core ATen (with its
+    ``as_strided`` reads in Kiln's terms: :mod:`kiln.passes.as_strided`).
 
     Args:
         model: the module to compile. Put it in eval mode first (BatchNorm and
@@ -88,8 +90,10 @@ def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...], dynam
     except Exception as error:  # torch raises many unrelated types here
         raise ExportError(f"torch.export failed for {model_name}: {_describe(error)}") from error
     try:
-        return exported.run_decompositions()
+        edge = exported.run_decompositions()
     except Exception as error:
         raise ExportError(
             f"decomposing {model_name} to core ATen failed: {_describe(error)}"
         ) from error
+    rewrite_as_strided(edge)
+    return edge

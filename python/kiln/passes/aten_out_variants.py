@@ -206,8 +206,9 @@ OUT_VARIANTS: dict[str, str] = {
     "aten::pixel_unshuffle": "aten::pixel_unshuffle.out",
     "aten::pixel_shuffle": "aten::pixel_shuffle.out",
     "aten::select_scatter": "aten::select_scatter.out",
-    # (aten::as_strided is left out on purpose: in a graph it bakes in the example
-    # input's strides, which runtime tensors do not have.)
+    # Reads of a storage in eager PyTorch's strides: kiln.passes.as_strided turns them into
+    # views, or into this copy of a row-major tensor (what runtime tensors are).
+    "aten::as_strided": "aten::as_strided_copy.out",
     # Indexing.
     "aten::gather": "aten::gather.out",
     "aten::index.Tensor": "aten::index.Tensor_out",

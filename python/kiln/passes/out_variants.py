@@ -23,7 +23,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils._pytree import treespec_dumps
 
 from kiln import ExportError, UnsupportedOperatorError
-from kiln.passes import state, symbolic
+from kiln.passes import as_strided, state, symbolic
 from kiln.passes.delegation import DELEGATE_META_KEY, is_delegate_call
 from kiln.passes.method_graph import (
     Argument,
@@ -258,6 +258,13 @@ class _Lowering:
                 operator=first_operator,
             )
 
+    @staticmethod
+    def _check_strided_read(node: torch.fx.Node) -> None:
+        reason = as_strided.copy_objection(node)
+        if reason is not None:
+            raise UnsupportedOperatorError(f"node '{node.name}' (aten::as_strided) cannot run on the CPU: {reason}",
+                                           node=node.name, operator="aten::as_strided")
+
     def _lower_placeholder(self, node: torch.fx.Node, spec: Any) -> None:
         if spec.kind is InputKind.USER_INPUT:
             fake = node.meta.get("val")
@@ -304,6 +311,8 @@ class _Lowering:
             self.values[node] = self.tensor(node.args[0])
             return
         functional = node.target
+        if functional is as_strided.AS_STRIDED:
+            self._check_strided_read(node)
         out_operator = OUT_VARIANTS[_operator_name(functional)]
         schema = out_schema_for(out_operator, functional)
         converter = ArgumentConverter(node, self.value, self._scalar_tensor)

@@ -24,6 +24,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln import ExportError, KilnError
 from kiln.export.edge import normalize_inputs
+from kiln.passes.as_strided import rewrite_as_strided
 from kiln.quantize.progress import track
 
 logger = logging.getLogger("kiln.quantize")
@@ -177,9 +178,13 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-            return export_core_aten(converted, inputs)
+            program = export_core_aten(converted, inputs)
     except Exception as error:
         raise ExportError(f"re-exporting the quantized model failed: {_describe(error)}") from error
+    # Decomposing restrides some results as eager laid them out (a channels-last global
+    # pool): the program says in Kiln's terms what those reads are.
+    rewrite_as_strided(program)
+    return program
 
 
 def _has_training_behaviour(graph: torch.fx.Graph) -> bool:

@@ -9,7 +9,7 @@
 """
 
 from kiln.runtime.errors import KilnRuntimeError
-from kiln.runtime.meta import MethodMeta, ValueSpec
+from kiln.runtime.meta import MethodMeta, StateSpec, ValueSpec
 from kiln.runtime.executor import DEFAULT_TEMP_BYTES, Method, Program, Runtime, TimedRun
 from kiln.runtime.module import Module
 
@@ -21,6 +21,7 @@ __all__ = [
     "Module",
     "Program",
     "Runtime",
+    "StateSpec",
     "TimedRun",
     "ValueSpec",
 ]

@@ -105,7 +105,7 @@ NB_MODULE(_runtime, m) {
       .def("method_meta", &ProgramHandle::method_meta, nb::arg("name"))
       // The method points into the program: keep the program alive as long as it.
       .def("load_method", &ProgramHandle::load_method, nb::arg("name"), nb::arg("temp_bytes"),
-           nb::keep_alive<0, 1>())
+           nb::arg("fill_planned") = -1, nb::keep_alive<0, 1>())
       .def_prop_ro("file_size", &ProgramHandle::file_size)
       .def_prop_ro("program_data_size", &ProgramHandle::program_data_size)
       .def_prop_ro("load_ns", &ProgramHandle::load_ns);

@@ -284,21 +284,33 @@ class Program:
         return MethodMeta.from_dict(_call(self._handle.method_meta, name))
 
     def load_method(
-        self, name: str = "forward", temp_bytes: int = DEFAULT_TEMP_BYTES, *, threads: int = 1
+        self,
+        name: str = "forward",
+        temp_bytes: int = DEFAULT_TEMP_BYTES,
+        *,
+        threads: int = 1,
+        fill_planned: int | None = None,
     ) -> Method:
         """Initializes method `name` in memory sized from its MethodMeta; `temp_bytes`
         is the kernel scratch space (bytes, at least 0); `threads` the thread pool of its
-        XNNPACK delegates (at least 1; 1 runs them on the calling thread). Raises
-        KilnRuntimeError (e.g. NotFound, OperatorMissing, InvalidArgument)."""
+        XNNPACK delegates (at least 1; 1 runs them on the calling thread);
+        `fill_planned` a byte (0 to 255) written over the planned memory before the
+        method initializes (None: left as allocated), so that outputs which change with
+        it show a read of memory the program never wrote. Raises KilnRuntimeError (e.g.
+        NotFound, OperatorMissing, InvalidArgument)."""
         if not isinstance(name, str):
             raise _wrapper_error("InvalidType", f"the method name must be a str, got {type(name).__name__}",
                                  "loading a method")
-        temp_bytes = _count(temp_bytes, "temp_bytes", 0, f"loading method {name!r}")
-        threads = _count(threads, "threads", 1, f"loading method {name!r}")
+        context = f"loading method {name!r}"
+        temp_bytes = _count(temp_bytes, "temp_bytes", 0, context)
+        threads = _count(threads, "threads", 1, context)
+        fill = -1 if fill_planned is None else _count(fill_planned, "fill_planned", 0, context)
+        if fill > 255:
+            raise _wrapper_error("InvalidArgument", f"fill_planned must be a byte (0 to 255), got {fill}", context)
         # The thread count is read when the delegates initialize, inside load_method.
         with _XNNPACK_THREADS_LOCK:
             _call(_runtime.set_xnnpack_threads, threads)
-            handle = _call(self._handle.load_method, name, temp_bytes)
+            handle = _call(self._handle.load_method, name, temp_bytes, fill)
         return Method(handle, self)
 
     def __repr__(self) -> str:

@@ -60,6 +60,31 @@ class ValueSpec:
 
 
 @dataclass(frozen=True)
+class StateSpec:
+    """One piece of a method's state: a planned tensor kept from one execute to the next
+    (a mutable buffer). Programs record no buffer names, so it is known by its index in
+    the method's value table."""
+
+    value_index: int
+    shape: tuple[int, ...]
+    scalar_type: str
+    nbytes: int
+    # False when the program stores no initial value (ExecuTorch's exporter without its
+    # InitializedMutableBufferPass): the runtime starts it at zero at every load.
+    has_initial_value: bool
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> StateSpec:
+        return cls(
+            value_index=int(raw["value_index"]),
+            shape=tuple(raw.get("shape", ())),
+            scalar_type=raw.get("scalar_type", ""),
+            nbytes=int(raw.get("nbytes", 0)),
+            has_initial_value=bool(raw["has_initial_value"]),
+        )
+
+
+@dataclass(frozen=True)
 class MethodMeta:
     """A method's interface and memory needs, read from the program.
 
@@ -75,6 +100,7 @@ class MethodMeta:
     num_instructions: int
     num_backends: int
     method_allocator_size: int
+    states: tuple[StateSpec, ...] = ()
     method_allocator_used: int | None = None
     temp_allocator_size: int | None = None
     temp_allocator_peak: int | None = None
@@ -96,6 +122,7 @@ class MethodMeta:
             num_instructions=int(raw["num_instructions"]),
             num_backends=int(raw["num_backends"]),
             method_allocator_size=int(raw["method_allocator_size"]),
+            states=tuple(StateSpec.from_dict(s) for s in raw.get("states", ())),
             method_allocator_used=raw.get("method_allocator_used"),
             temp_allocator_size=raw.get("temp_allocator_size"),
             temp_allocator_peak=raw.get("temp_allocator_peak"),

@@ -42,11 +42,13 @@ class BusyGuard {
 
 }  // namespace
 
-MethodHandle::MethodHandle(const Program& program, const std::string& name, size_t temp_bytes)
+MethodHandle::MethodHandle(const Program& program, const std::string& name, size_t temp_bytes,
+                           int fill_planned)
     : name_(name) {
   const std::string context = "loading method '" + name + "'";
   const MethodMeta meta = take_or_raise(program.method_meta(name.c_str()), context);
   memory_ = take_or_raise(host::MethodMemory::allocate(meta, temp_bytes), context);
+  if (fill_planned >= 0) memory_->fill_planned_buffers(static_cast<uint8_t>(fill_planned));
   const auto start = std::chrono::steady_clock::now();
   method_.emplace(take_or_raise(program.load_method(name.c_str(), memory_->manager()), context));
   init_ns_ = ns_since(start);

@@ -27,7 +27,10 @@ using InputArray = nanobind::ndarray<nanobind::ro, nanobind::c_contig, nanobind:
 /// first runs gets InvalidState (load one method per thread to run them in parallel).
 class MethodHandle {
  public:
-  MethodHandle(const Program& program, const std::string& name, size_t temp_bytes);
+  /// `fill_planned` (0 to 255) is written over the planned buffers before the method
+  /// loads; -1 leaves them as allocated.
+  MethodHandle(const Program& program, const std::string& name, size_t temp_bytes,
+               int fill_planned = -1);
   MethodHandle(const MethodHandle&) = delete;
   MethodHandle& operator=(const MethodHandle&) = delete;
 

@@ -61,6 +61,14 @@ nb::dict describe_meta(const MethodMeta& meta) {
     planned.append(take_or_raise(meta.memory_planned_buffer_size(i),
                                  "reading planned buffer sizes of " + name));
   }
+  nb::list states;
+  for (size_t i = 0; i < meta.num_states(); ++i) {
+    const StateInfo state = take_or_raise(meta.state_meta(i), "reading the state of " + name);
+    nb::dict entry = describe_tensor(state.tensor);
+    entry["value_index"] = state.value_index;
+    entry["has_initial_value"] = state.has_initial_value;
+    states.append(entry);
+  }
   nb::list operators;
   for (size_t i = 0; i < meta.num_operators(); ++i) {
     char buffer[256];
@@ -71,6 +79,7 @@ nb::dict describe_meta(const MethodMeta& meta) {
   out["inputs"] = inputs;
   out["outputs"] = outputs;
   out["planned_buffer_sizes"] = planned;
+  out["states"] = states;
   out["operators"] = operators;
   out["num_instructions"] = meta.num_instructions();
   out["num_backends"] = meta.num_backends();

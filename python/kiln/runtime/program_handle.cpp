@@ -46,8 +46,9 @@ nb::dict ProgramHandle::method_meta(const std::string& name) const {
 }
 
 std::unique_ptr<MethodHandle> ProgramHandle::load_method(const std::string& name,
-                                                         size_t temp_bytes) const {
-  return std::make_unique<MethodHandle>(*program_, name, temp_bytes);
+                                                         size_t temp_bytes,
+                                                         int fill_planned) const {
+  return std::make_unique<MethodHandle>(*program_, name, temp_bytes, fill_planned);
 }
 
 void ProgramHandle::load(const std::string& context) {

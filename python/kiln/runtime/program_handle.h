@@ -23,7 +23,9 @@ class ProgramHandle {
 
   nanobind::list method_names() const;
   nanobind::dict method_meta(const std::string& name) const;
-  std::unique_ptr<MethodHandle> load_method(const std::string& name, size_t temp_bytes) const;
+  /// `fill_planned`: a byte written over the planned buffers before init (-1: none).
+  std::unique_ptr<MethodHandle> load_method(const std::string& name, size_t temp_bytes,
+                                            int fill_planned) const;
 
   size_t file_size() const { return program_->file_size(); }
   size_t program_data_size() const { return program_->program_data_size(); }

@@ -1,8 +1,9 @@
 """Copy and view-copy kernels against eager PyTorch (exact): copy (broadcasting and
 converting src) and copy_, the identity copies (detach, lift_fresh, ExecuTorch's
-host/device copies), transpose and t, diagonal, narrow, unfold and as_strided, over 1-,
-2-, 4- and 8-byte dtypes and bool, with negative dims, offsets, 0-dim and empty
-tensors, and out-of-range arguments failing with a named error."""
+host/device copies), transpose and t, diagonal, narrow, unfold and as_strided (the kernel,
+and torch.as_strided in models: copies, or views where it only restrides), over 1-, 2-, 4-
+and 8-byte dtypes and bool, with negative dims, offsets, 0-dim and empty tensors, and
+out-of-range arguments failing with a named error."""
 
 from __future__ import annotations
 
@@ -115,13 +116,95 @@ def test_narrow(check_op) -> None:
     assert caught.value.error_name == "InvalidArgument"
 
 
-def test_as_strided(check_op) -> None:
-    """as_strided reads self's storage with explicit sizes, strides and offset."""
+def test_as_strided_copy_kernel(check_op) -> None:
+    """The kernel reads self's elements with explicit sizes, strides and offset: overlapping
+    windows, skips, repeats (stride 0), transposed reads, 0-dim and empty results."""
     x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
-    for size, stride, offset in [([3, 3], [6, 1], None), ([2, 2], [1, 6], 3), ([4], [5], 2), ([3, 2], [0, 1], 1), ([], [], 7),
-                                 ([0, 3], [1, 1], None)]:
+    reads = [([3, 3], [6, 1], None), ([2, 2], [1, 6], 3), ([4], [5], 2), ([3, 2], [0, 1], 1), ([], [], 7),
+             ([0, 3], [1, 1], None), ([5, 4], [4, 1], 0), ([2, 4, 2], [6, 1, 12], 0), ([2, 2, 2, 2], [12, 1, 6, 2], 1)]
+    for size, stride, offset in reads:
         expected = torch.as_strided(x, size, stride, offset)
         check_op.call("aten::as_strided_copy.out", [x, size, stride, offset], [expected.contiguous()], exact=True)
-    with pytest.raises(KilnRuntimeError) as caught:  # reaches element 24 of 24
-        check_op.call("aten::as_strided_copy.out", [x, [4, 2], [6, 1], 19], [torch.zeros(4, 2)])
-    assert caught.value.error_name == "InvalidArgument" and "reaches" in str(caught.value)
+    for dtype in DTYPES:  # every element size
+        t = tensor((3, 5), dtype)
+        expected = torch.as_strided(t, [4, 3], [3, 2], 1)
+        check_op.call("aten::as_strided_copy.out", [t, [4, 3], [3, 2], 1], [expected.contiguous()], exact=True)
+
+
+# (size, stride, offset) reads that eager PyTorch refuses on a 4x6 tensor too, and what Kiln says.
+BAD_READS = {
+    "past_the_end": (([4, 2], [6, 1], 19), "reaches element 37"),
+    "stride_past_the_end": (([3], [12], 0), "reaches element 24"),
+    "huge_stride": (([2], [2**31 - 1], 0), "reaches element"),
+    "stride_beyond_int32": (([2], [2**40], 0), "is invalid"),
+    "negative_stride": (([2, 2], [-1, 1], 4), "is invalid"),
+    "negative_size": (([-1], [1], 0), "is invalid"),
+    "negative_offset": (([2], [1], -1), "is negative"),
+    "lengths_differ": (([2, 2], [1], 0), "size has 2 entries, stride 1"),
+}
+
+
+@pytest.mark.parametrize("case", BAD_READS)
+def test_as_strided_copy_refuses_reads_outside_self(check_op, case: str) -> None:
+    """A hostile program cannot make the kernel read outside self: the argument is named."""
+    (size, stride, offset), message = BAD_READS[case]
+    x = torch.arange(24, dtype=torch.float32).reshape(4, 6)
+    with pytest.raises(RuntimeError):  # an invalid read in eager PyTorch as well
+        torch.as_strided(x, size, stride, offset).contiguous()
+    out = torch.zeros([max(s, 1) for s in size])
+    with pytest.raises(KilnRuntimeError) as caught:
+        check_op.call("aten::as_strided_copy.out", [x, size, stride, offset], [out])
+    assert caught.value.error_name == "InvalidArgument" and message in str(caught.value)
+
+
+def test_as_strided_copy_refuses_another_dtype_and_reads_of_an_empty_self(check_op) -> None:
+    x = torch.arange(6, dtype=torch.float32)
+    with pytest.raises(KilnRuntimeError) as caught:
+        check_op.call("aten::as_strided_copy.out", [x, [2], [1], 0], [torch.zeros(2, dtype=torch.int32)])
+    assert caught.value.error_name == "InvalidType"
+    with pytest.raises(KilnRuntimeError) as caught:  # stride 0 still reads element 0, which is not there
+        check_op.call("aten::as_strided_copy.out", [torch.zeros(0), [3], [0], 0], [torch.zeros(3)])
+    assert caught.value.error_name == "InvalidArgument" and "reaches element 0" in str(caught.value)
+
+
+class Frames(torch.nn.Module):
+    """Overlapping frames of a signal (window 4, hop 2), as a speech front end takes them."""
+
+    def forward(self, signal: torch.Tensor) -> torch.Tensor:
+        frames = torch.as_strided(signal, (signal.shape[0], 7, 4), (signal.shape[1], 2, 1))
+        return frames * torch.hann_window(4, periodic=False)
+
+
+class DiagonalBands(torch.nn.Module):
+    """A read that skips and repeats elements of a computed tensor stored transposed (eager
+    lays ``x.t() * 2`` out in x's order: the read follows that storage, not the logical order)."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.as_strided(x.t() * 2, (3, 3), (7, 1), 1) + 1
+
+
+def test_as_strided_in_a_model_copies_on_the_cpu(check_op) -> None:
+    """torch.as_strided called explicitly, with reads that are no view of a row-major
+    tensor: the program runs them with the as_strided_copy kernel."""
+    check_op(Frames(), (torch.randn(2, 16),), ops=["aten::as_strided_copy.out"], exact=True)
+    check_op(DiagonalBands(), (torch.randn(4, 5),), ops=["aten::as_strided_copy.out"], exact=True)
+    # A channels-last input: the read follows its (NHWC) storage, as eager PyTorch's does.
+    image = torch.randn(1, 3, 4, 4).contiguous(memory_format=torch.channels_last)
+    check_op(lambda x: torch.as_strided(x + 0, (4, 6), (12, 2), 1), (image,), ops=["aten::as_strided_copy.out"],
+             exact=True)
+
+
+def test_as_strided_that_restrides_is_a_view(check_op) -> None:
+    """Dense reads (every element once, in some dim order) become views and permutes: no
+    as_strided_copy call, and the same values as eager PyTorch."""
+    cases = [
+        ("reshape", lambda x: torch.as_strided(x * 1, (6, 4), (4, 1)), (tensor((4, 6)),)),
+        ("transposed_read", lambda x: torch.as_strided(x * 1, (6, 4), (1, 6)), (tensor((4, 6)),)),
+        ("tail", lambda x: torch.as_strided(x * 1, (2, 5), (5, 1), 14), (tensor((4, 6)),)),
+        ("storage_of_a_transpose", lambda x: torch.as_strided(x.t() + 1, (2, 12), (12, 1)), (tensor((4, 6)),)),
+    ]
+    module_ops = ["aten::view_copy.out", "aten::permute_copy.out", "aten::slice_copy.Tensor_out"]
+    check_op.many(cases, ops=module_ops, exact=True)
+    # What torch.export makes of a global pool in a channels-last CNN: the same values, no call at all.
+    check_op(lambda x: torch.as_strided(x.mean((2, 3), keepdim=True), (1, 8, 1, 1), (8, 1, 8, 8)),
+             (tensor((1, 8, 3, 3)),), ops=["aten::mean.out"])

@@ -58,7 +58,6 @@ BUILT_CALL_BY_CALL: dict[str, str] = {
     "aten::copy_": "in-place update of an input (ExecuTorch's buffer updates)",
     "aten::index_put_": "in-place update of an input (ExecuTorch's cache updates)",
     "aten::_native_batch_norm_legit.out": "training mode updates its running-stat buffers in place",
-    "aten::as_strided_copy.out": "Kiln keeps aten.as_strided out of its programs (it bakes in example strides)",
     "aten::narrow_copy.out": "torch.export turns narrow into slice",
     "aten::lift_fresh_copy.out": "torch.export folds it into constants",
     "et_copy::_h2d_copy.out": "ExecuTorch's device copies",

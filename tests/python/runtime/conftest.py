@@ -18,6 +18,7 @@ import torch
 
 import kiln
 import kiln.models
+from kiln.runtime import Runtime
 
 
 class ElementwiseChain(torch.nn.Module):
@@ -146,6 +147,42 @@ class RunningMean(torch.nn.Module):
         return self.total / self.count
 
 
+class AccumulatingDoubler(torch.nn.Module):
+    """A buffer that adds up every input, returned doubled: the value the state starts
+    from shows in every output."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("total", torch.full((3,), 0.5))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.total.add_(x)
+        return self.total * 2.0
+
+
+def accumulating_doubler_calls() -> list[Call]:
+    return [Call("forward", (torch.tensor([1.0, 2.0, 3.0]),)), Call("forward", (torch.full((3,), 0.5),))]
+
+
+# Bytes the planned memory holds before a method loads, standing for what a device's
+# memory holds after a reset: 0x41414141 is 12.06 as a float32, 0xffffffff a NaN.
+STALE_BYTES = (0x00, 0x41, 0xFF)
+
+
+def run_in_stale_memory(program: Path | bytes, calls: Sequence[Call], stale: int) -> list[list[Any]]:
+    """Outputs of ``calls`` in order on ``program`` (each method loaded once, keeping its
+    state from call to call), every planned buffer filled with ``stale`` before its
+    method loads."""
+    loaded = Runtime.get().load_program(program)
+    methods: dict[str, Any] = {}
+    results = []
+    for call in calls:
+        if call.method not in methods:
+            methods[call.method] = loaded.load_method(call.method, fill_planned=stale)
+        results.append(methods[call.method].execute(list(call.inputs)))
+    return results
+
+
 class Delay(torch.nn.Module):
     """A one-frame delay line: returns the previous frame (the buffer before the update)."""
 
@@ -255,8 +292,11 @@ class ExecuTorchBatch:
         self._exports: list[dict[str, Any]] = []
         self._runs: list[dict[str, Any]] = []
 
-    def add_export(self, name: str, methods: dict[str, torch.export.ExportedProgram]) -> Path:
-        """Where ExecuTorch's .pte of ``methods`` will be after :meth:`execute`."""
+    def add_export(
+        self, name: str, methods: dict[str, torch.export.ExportedProgram], *, initial_values: bool = True
+    ) -> Path:
+        """Where ExecuTorch's .pte of ``methods`` will be after :meth:`execute`; without
+        ``initial_values`` the program stores no initial value for its state."""
         directory = self._work / "exports" / name
         directory.mkdir(parents=True)
         saved = {}
@@ -264,7 +304,7 @@ class ExecuTorchBatch:
             saved[method] = str(directory / f"{method}.pt2")
             torch.export.save(program, saved[method])
         out = directory / "executorch.pte"
-        self._exports.append({"methods": saved, "out": str(out)})
+        self._exports.append({"methods": saved, "out": str(out), "initial_values": initial_values})
         return out
 
     def add_run(self, name: str, program: Path, calls: Sequence[Call]) -> Path:

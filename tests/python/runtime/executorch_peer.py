@@ -5,12 +5,14 @@ time):
 
     python executorch_peer.py BATCH.json
 
-    {"exports": [{"methods": {"forward": "f.pt2", "reset": "r.pt2"}, "out": "p.pte"}],
+    {"exports": [{"methods": {"forward": "f.pt2", "reset": "r.pt2"}, "out": "p.pte",
+                  "initial_values": true}],
      "runs": [{"program": "k.pte", "out_dir": "d",
                "calls": [{"method": "forward", "inputs": [{"npy": "x.npy"}, {"int": 3}]}]}]}
 
 Each export lowers saved torch.export programs with ExecuTorch into one program, the
-mutable buffers keeping their initial values (InitializedMutableBufferPass). Each run
+mutable buffers keeping their initial values (InitializedMutableBufferPass) unless
+"initial_values" is false (ExecuTorch's default: the program stores none). Each run
 makes its calls in order on one loaded program (a method keeps its state from call to
 call) and writes out_dir/results.json: per call {"outputs": [{"npy": file} or
 {"number": n}]} or {"error": message}.
@@ -33,7 +35,8 @@ def export(spec: dict[str, Any]) -> None:
 
     programs = {name: torch.export.load(path) for name, path in spec["methods"].items()}
     # "" is in every name: every mutated buffer keeps its initial value.
-    config = ExecutorchBackendConfig(passes=[InitializedMutableBufferPass([""])])
+    keep_initial_values = spec.get("initial_values", True)
+    config = ExecutorchBackendConfig(passes=[InitializedMutableBufferPass([""])] if keep_initial_values else [])
     Path(spec["out"]).write_bytes(to_edge(programs).to_executorch(config).buffer)
 
 

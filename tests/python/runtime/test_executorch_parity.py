@@ -21,6 +21,7 @@ import kiln
 from kiln.runtime import Module
 
 from .conftest import (  # type: ignore[import-not-found]
+    STALE_BYTES,
     Call,
     Decoder,
     Encoder,
@@ -33,6 +34,7 @@ from .conftest import (  # type: ignore[import-not-found]
     DynamicHead,
     eager_calls,
     make_gru_step,
+    run_in_stale_memory,
 )
 
 pytestmark = [pytest.mark.executorch, pytest.mark.slow]
@@ -156,6 +158,21 @@ def test_kiln_runs_executorch_programs(outcomes, name: str) -> None:
     assert sorted(module.method_names) == sorted(outcome.kiln_program.method_names)
     got = [module.run(call.method, *call.inputs) for call in _calls(name)]
     _assert_calls_match(got, outcome.eager, "Kiln on ExecuTorch's program")
+
+
+@pytest.mark.parametrize("producer", ["kiln", "executorch"])
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_no_output_depends_on_stale_planned_memory(outcomes, name: str, producer: str) -> None:
+    """The call sequence runs once per stale byte the planned memory holds before the
+    methods load: an output that changes with it read memory the program never wrote."""
+    outcome = outcomes[name]
+    program = outcome.kiln_program.to_bytes() if producer == "kiln" else outcome.executorch_program
+    first, *others = [run_in_stale_memory(program, _calls(name), stale) for stale in STALE_BYTES]
+    for stale, run in zip(STALE_BYTES[1:], others):
+        for k, (got, want) in enumerate(zip(run, first)):
+            for i, (a, b) in enumerate(zip(got, want)):
+                same = torch.equal(a, b) if isinstance(b, torch.Tensor) else a == b
+                assert same, f"{producer}'s program, call {k}, output {i}: {a} with planned memory {stale:#04x}, {b} with 0x00"
 
 
 def test_kiln_resets_executorch_state_by_loading_again(outcomes) -> None:

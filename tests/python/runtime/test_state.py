@@ -17,7 +17,18 @@ from kiln.passes.state import write_back
 from kiln.runtime import KilnRuntimeError, Module, Runtime
 from kiln.serialize import program_generated as pte
 
-from .conftest import Call, Delay, RunningMean, assert_close, eager_calls, make_gru_step  # type: ignore[import-not-found]
+from .conftest import (  # type: ignore[import-not-found]
+    STALE_BYTES,
+    AccumulatingDoubler,
+    Call,
+    Delay,
+    RunningMean,
+    accumulating_doubler_calls,
+    assert_close,
+    eager_calls,
+    make_gru_step,
+    run_in_stale_memory,
+)
 
 FRAMES = [torch.randn(1, 5, generator=torch.Generator().manual_seed(k)) for k in range(6)]
 
@@ -89,6 +100,67 @@ def test_kiln_run_keeps_state_across_iterations(kiln_run, tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     want = eager_calls({"forward": model}, [Call("forward", (frame,))] * 5)[-1][0]
     assert_close(torch.from_numpy(np.load(tmp_path / "out" / "output_0.npy")), want, "after 5 iterations")
+
+
+@pytest.mark.parametrize("stale", STALE_BYTES)
+def test_kiln_export_keeps_the_initial_value_whatever_the_planned_memory_held(stale: int) -> None:
+    model = AccumulatingDoubler()
+    program = kiln.export(copy.deepcopy(model), (torch.ones(3),))
+    calls = accumulating_doubler_calls()
+    got = run_in_stale_memory(program.to_bytes(), calls, stale)
+    for k, (outputs, want) in enumerate(zip(got, eager_calls({"forward": model}, calls))):
+        assert_close(outputs[0], want[0], f"call {k}")
+    (state,) = Runtime.get().load_program(program.to_bytes()).method_meta("forward").states
+    assert state.has_initial_value and state.nbytes == 12
+
+
+def _without_initial_values(program: kiln.Program) -> bytes:
+    """The program as ExecuTorch's exporter writes it without InitializedMutableBufferPass:
+    its state tensors keep their planned memory but lose their initial data."""
+    flatbuffer = copy.deepcopy(program.flatbuffer)
+    for value in flatbuffer.executionPlan[0].values:
+        if value.valType == pte.KernelTypes.Tensor and value.val.allocationInfo is not None:
+            value.val.dataBufferIdx = 0
+    flatbuffer.mutableDataSegments = []
+    return kiln.Program(flatbuffer, program._segments).to_bytes()
+
+
+def _eager_from_zero(calls: list[Call]) -> list[list[torch.Tensor]]:
+    """Eager PyTorch's outputs with the buffer starting at zero (ExecuTorch's runtime's start)."""
+    model = AccumulatingDoubler()
+    model.total.zero_()
+    return eager_calls({"forward": model}, calls)
+
+
+@pytest.mark.parametrize("stale", STALE_BYTES)
+def test_state_without_an_initial_value_starts_at_zero_at_every_load(stale: int) -> None:
+    data = _without_initial_values(kiln.export(AccumulatingDoubler(), (torch.ones(3),)))
+    calls = accumulating_doubler_calls()
+    want = _eager_from_zero(calls)
+    for load in range(2):
+        for k, (outputs, expected) in enumerate(zip(run_in_stale_memory(data, calls, stale), want)):
+            assert_close(outputs[0], expected[0], f"load {load}, call {k}")
+    (state,) = Runtime.get().load_program(data).method_meta("forward").states
+    assert not state.has_initial_value and (state.shape, state.scalar_type) == ((3,), "Float")
+
+
+def test_summary_and_kiln_run_name_the_state_without_an_initial_value(kiln_run, tmp_path: Path) -> None:
+    data = _without_initial_values(kiln.export(AccumulatingDoubler(), (torch.ones(3),)))
+    program = kiln.Program.from_bytes(data)
+    assert [s.has_initial_value for s in program.methods[0].states] == [False]
+    assert "12 bytes, no initial value: starts at zero" in program.summary()
+    (tmp_path / "p.pte").write_bytes(data)
+    x = accumulating_doubler_calls()[0].inputs[0]
+    np.save(tmp_path / "x.npy", x.numpy())
+    result = subprocess.run(
+        [*kiln_run, tmp_path / "p.pte", "--input", tmp_path / "x.npy", "--iterations", "2",
+         "--fill-planned", "65", "--output-dir", tmp_path / "out"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "Float [3], 12 bytes, no initial value in the program: starts at zero" in result.stdout
+    want = _eager_from_zero([Call("forward", (x,))] * 2)[-1][0]
+    assert_close(torch.from_numpy(np.load(tmp_path / "out" / "output_0.npy")), want, "after 2 iterations")
 
 
 def _with_state_sizes(program: kiln.Program, sizes: list[int]) -> bytes:

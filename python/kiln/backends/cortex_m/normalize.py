@@ -1,5 +1,9 @@
 """Move dequantizes after, and quantizes before, reshapes: reshaping commutes with both.
 
+An ``as_strided`` that only restrides a row-major tensor is a reshape too: it becomes a
+``view`` first (:func:`views_from_as_strided`); any other ``as_strided`` keeps its float
+portable kernel (``aten::as_strided_copy.out``) between its dequantize and quantize.
+
 PT2E leaves reshapes that share their input's qparams (``unsqueeze -> max_pool2d ->
 squeeze`` of a 1-D pooling, a ``view`` before a linear layer) without their own quantize
 and dequantize, so the op they wrap is not directly between a dequantize and a quantize.
@@ -21,10 +25,24 @@ from kiln.backends.cortex_m.graph_edit import (
     quantize_qparams,
     shape_of,
 )
+from kiln.passes.as_strided import reshape_objection
 
 aten = torch.ops.aten
 RESHAPES = {aten.view.default, aten._unsafe_view.default, aten.unsqueeze.default, aten.squeeze.dims,
             aten.squeeze.dim, aten.squeeze.default}
+
+
+def views_from_as_strided(editor: GraphEditor) -> None:
+    """Each ``as_strided`` that is a reshape of its input becomes a ``view`` to its size."""
+    for node in list(editor.graph.nodes):
+        if node.op != "call_function" or node.target is not aten.as_strided.default:
+            continue
+        if reshape_objection(node) is not None:
+            continue
+        view = editor.call(aten.view.default, (node.args[0], list(node.args[1])), node.meta["val"], before=node,
+                           like=node)
+        node.replace_all_uses_with(view)
+        editor.graph.erase_node(node)
 
 
 def _sink_dequantize(editor: GraphEditor, reshape: Node) -> bool:

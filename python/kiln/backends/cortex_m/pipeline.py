@@ -24,8 +24,9 @@ from torch.fx import GraphModule
 from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
-from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes
+from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes, views_from_as_strided
 from kiln.backends.cortex_m.table_regions import lower_table_region
+from kiln.passes.as_strided import reshape_objection
 from kiln.passes.delegation import is_delegate_call
 
 # Calls that reserve memory rather than compute (a kernel's scratch buffer).
@@ -38,12 +39,16 @@ class CortexMReport:
 
     cortex_m: Counter = field(default_factory=Counter)  # operator -> calls
     portable: Counter = field(default_factory=Counter)
+    # operator -> why its calls stay on portable kernels, where the lowering can say more
+    # than "no cortex_m:: kernel" (an as_strided that is not a reshape).
+    reasons: dict[str, str] = field(default_factory=dict)
 
     def line(self) -> str:
         cortex_m, portable = sum(self.cortex_m.values()), sum(self.portable.values())
         text = f"{cortex_m} node(s) on cortex_m:: kernels, {portable} on portable kernels"
         if self.portable:
-            text += " (" + ", ".join(f"{op} x{n}" for op, n in self.portable.most_common()) + ")"
+            text += " (" + ", ".join(f"{op} x{n}" + (f": {self.reasons[op]}" if op in self.reasons else "")
+                                     for op, n in self.portable.most_common()) + ")"
         return text
 
 
@@ -56,6 +61,8 @@ def _report(graph: torch.fx.Graph) -> CortexMReport:
             continue
         name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else str(node.target)
         (report.cortex_m if name.startswith("cortex_m::") else report.portable)[name] += 1
+        if node.target is torch.ops.aten.as_strided.default:
+            report.reasons[name] = f"{reshape_objection(node) or 'not a reshape'} (the portable as_strided_copy kernel)"
     return report
 
 
@@ -87,6 +94,7 @@ def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = 
     program = _copy(program, program.graph_module)
     graph_module = program.graph_module if graph_module is None else _copy(graph_module, graph_module)
     editor = GraphEditor(program, graph_module)
+    views_from_as_strided(editor)
     move_quantization_across_reshapes(editor)
     lower_nodes(editor, OPERATOR_LOWERINGS)
     editor.graph.eliminate_dead_code()

@@ -29,6 +29,7 @@ from kiln.backends.xnnpack.operands import (
     DEQUANTIZE_PER_TENSOR, NCHW_TO_NHWC, QUANTIZE_PER_TENSOR, ConstantOperand, constant_operand,
     is_int8_per_tensor, operator_base_name, physical_dims, qparams,
 )
+from kiln.passes.as_strided import reshape_objection
 
 
 class XnnpackLoweringError(KilnError):
@@ -52,7 +53,7 @@ TAKES_CLAMP = ("aten::convolution", "aten::addmm", "aten::mm", "aten::linear",
 # Operators XNNPACK runs in int8 whose output must have the input's quantization.
 KEEPS_QPARAMS = ("aten::max_pool2d_with_indices", "aten::max_pool2d", "aten::view", "aten::reshape",
                  "aten::_unsafe_view", "aten::view_copy", "aten::squeeze", "aten::unsqueeze",
-                 "aten::constant_pad_nd", *FUSABLE_ACTIVATIONS)
+                 "aten::constant_pad_nd", "aten::as_strided", *FUSABLE_ACTIVATIONS)
 # Operators XNNPACK runs in int8 with any output quantization.
 REQUANTIZES = ("aten::convolution", "aten::addmm", "aten::mm", "aten::linear", "aten::add", "aten::sub",
                "aten::mul", "aten::mean", "aten::_adaptive_avg_pool2d")
@@ -62,6 +63,8 @@ UNARY_KINDS = {"aten::sigmoid": "XNNSigmoid", "aten::hardswish": "XNNHardswish"}
 ALIASES = ("aten::clone", "aten::alias", "aten::dropout", "aten::_to_copy", "aten::contiguous")
 RESHAPES = ("aten::view", "aten::reshape", "aten::_unsafe_view", "aten::view_copy", "aten::squeeze",
             "aten::unsqueeze", "aten::flatten")
+# A reshape when it only restrides a row-major tensor (kiln.passes.as_strided.reshape_objection).
+AS_STRIDED = "aten::as_strided"
 
 
 def activation_bounds(node: torch.fx.Node) -> tuple[float, float]:
@@ -125,6 +128,7 @@ class Lowering:
             **{name: self._clamp for name in FUSABLE_ACTIVATIONS},
             **{name: self._reshape for name in RESHAPES},
             **{name: self._alias for name in ALIASES},
+            AS_STRIDED: self._as_strided,
         }
 
     # ------------------------------------------------------------------ driver
@@ -505,6 +509,12 @@ class Lowering:
         dims = physical_dims(out.shape)
         self.graph.add_node("XNNStaticReshape", num_dims=len(dims), new_shape=list(dims),
                             input_id=x.id, output_id=out.id, flags=0)
+
+    def _as_strided(self, node: torch.fx.Node) -> None:
+        reason = reshape_objection(node)
+        if reason is not None:
+            raise XnnpackLoweringError(node.name, reason)
+        self._reshape(node)
 
     def _pad(self, node: torch.fx.Node) -> None:
         pads = list(node.args[1])

@@ -25,7 +25,7 @@ import torch
 from kiln.backends.arm.partitioner.grouping import Partition, constant_nodes, grow_partitions, is_operator_node
 from kiln.backends.arm.partitioner.partitioner import _constants_used_only_by
 from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
-from kiln.backends.xnnpack.lowering import ALIASES, RESHAPES
+from kiln.backends.xnnpack.lowering import ALIASES, AS_STRIDED, RESHAPES
 from kiln.backends.xnnpack.operands import DEQUANTIZE_PER_TENSOR, QUANTIZE_PER_TENSOR, operator_base_name
 from kiln.backends.xnnpack.support import objection
 from kiln.passes.delegation import operator_name
@@ -34,7 +34,7 @@ logger = logging.getLogger(__name__)
 
 TARGET = "xnnpack"
 # Nodes that do not make a partition worth a delegate call on their own.
-_NO_WORK = {QUANTIZE_PER_TENSOR, DEQUANTIZE_PER_TENSOR, *ALIASES, *RESHAPES}
+_NO_WORK = {QUANTIZE_PER_TENSOR, DEQUANTIZE_PER_TENSOR, *ALIASES, *RESHAPES, AS_STRIDED}
 
 
 @dataclass

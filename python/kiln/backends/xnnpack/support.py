@@ -15,12 +15,13 @@ import torch
 
 from kiln.backends.arm.partitioner.checks import argument, shape_of
 from kiln.backends.xnnpack.lowering import (
-    ALIASES, BATCH_NORM, BINARY_KINDS, FUSABLE_ACTIVATIONS, RESHAPES, UNARY_KINDS,
+    ALIASES, AS_STRIDED, BATCH_NORM, BINARY_KINDS, FUSABLE_ACTIVATIONS, RESHAPES, UNARY_KINDS,
 )
 from kiln.backends.xnnpack.operands import (
     DEQUANTIZE_PER_TENSOR, QUANTIZE_PER_TENSOR, dtype_of, is_int8_per_tensor, operator_base_name,
     same_bytes_in_both_layouts,
 )
+from kiln.passes.as_strided import reshape_objection
 
 Check = Callable[[torch.fx.Node, frozenset], Optional[str]]
 
@@ -171,6 +172,14 @@ def _reshape(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
     return None
 
 
+def _as_strided(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
+    """A reshape when it only restrides a row-major tensor; XNNPACK has no strided gather."""
+    reason = reshape_objection(node)
+    if reason is not None:
+        return f"{reason} (XNNPACK has no strided gather; the CPU's as_strided_copy kernel runs it)"
+    return _reshape(node, constant)
+
+
 def _alias(node: torch.fx.Node, constant: frozenset) -> Optional[str]:
     if dtype_of(node) != dtype_of(node.args[0]):
         return "converts the dtype"
@@ -198,7 +207,7 @@ CHECKS: dict[str, Check] = {
     QUANTIZE_PER_TENSOR: _quantize, DEQUANTIZE_PER_TENSOR: _dequantize,
     **{name: _binary for name in BINARY_KINDS}, **{name: _none for name in UNARY_KINDS},
     **{name: _clamp for name in FUSABLE_ACTIVATIONS}, **{name: _reshape for name in RESHAPES},
-    **{name: _alias for name in ALIASES},
+    **{name: _alias for name in ALIASES}, AS_STRIDED: _as_strided,
 }
 
 

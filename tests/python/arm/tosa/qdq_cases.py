@@ -274,6 +274,12 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "flatten": lambda: _unary(lambda t: torch.flatten(t, 1), shape=(1, 3, 4, 5)),
     "permute": lambda: _unary(lambda t: t.permute(0, 2, 1, 3), shape=(1, 3, 4, 5)),
     "view_rank3": lambda: _unary(lambda t: t.reshape(1, 12, 5), shape=(1, 3, 4, 5)),
+    # as_strided that only restrides a row-major tensor: a reshape. The second is what
+    # torch.export makes of a channels-last model's global pool.
+    "as_strided_reshape": lambda: _unary(lambda t: torch.as_strided(t, (1, 12, 5), (60, 5, 1)), shape=(1, 3, 4, 5)),
+    "global_pool_restrided": lambda: _unary(
+        lambda t: torch.flatten(torch.as_strided(t.mean(dim=(-1, -2), keepdim=True), (1, 8, 1, 1), (8, 1, 8, 8)), 1),
+        shape=(1, 8, 7, 7)),
     "pad": lambda: _unary(lambda t: F.pad(t, (1, 2, 0, 1)), shape=(1, 3, 4, 5)),
     "upsample_nearest": lambda: _unary(lambda t: F.interpolate(t, scale_factor=2, mode="nearest"),
                                        shape=(1, 3, 4, 5)),

@@ -49,6 +49,8 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "flatten": ({"TRANSPOSE", "RESHAPE"}, 0),
     "permute": ({"TRANSPOSE"}, 0),
     "view_rank3": ({"TRANSPOSE", "RESHAPE"}, 0),
+    "as_strided_reshape": ({"TRANSPOSE", "RESHAPE"}, 0),
+    "global_pool_restrided": ({"AVG_POOL2D", "RESHAPE"}, 1),
     "pad": ({"PAD"}, 0),
     "upsample_nearest": ({"RESIZE"}, 0),
     "upsample_nearest_4x": ({"RESIZE"}, 0),

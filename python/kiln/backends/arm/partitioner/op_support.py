@@ -67,6 +67,9 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::native_layer_norm": OperatorSupport("REDUCE_SUM, MUL, CLZ, shifts (integer layer norm)"),
     # Data movement.
     "aten::view": OperatorSupport("RESHAPE", kind="data"),
+    # A reshape only when it restrides a row-major tensor (kiln.passes.as_strided); any other
+    # read stays on the CPU's as_strided_copy kernel with the lowering's reason.
+    "aten::as_strided": OperatorSupport("RESHAPE", kind="data"),
     "aten::permute": OperatorSupport("TRANSPOSE", kind="data"),
     "aten::unsqueeze": OperatorSupport("RESHAPE", kind="data"),
     "aten::squeeze.dims": OperatorSupport("RESHAPE", kind="data"),

@@ -86,6 +86,8 @@ SHARED = {
     aten.clone.default, aten.contiguous.default, aten.dropout.default, aten.alias.default,
     aten.slice.Tensor, aten.slice_copy.Tensor, aten.select.int, aten.expand.default,
     aten.repeat.default,
+    # A read of the input's elements at other places (a restride, or overlapping windows).
+    aten.as_strided.default, aten.as_strided_copy.default,
     # A clamp with no producer to fuse into: TOSA CLAMP keeps the input's qparams.
     *FUSABLE_ACTIVATIONS,
 }

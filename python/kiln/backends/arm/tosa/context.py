@@ -16,6 +16,7 @@ from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.rescale import emit_clamp, emit_rescale, requantize
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm
 from kiln.passes.activations import activation_range
+from kiln.passes.as_strided import reshape_objection
 
 _qd = None
 
@@ -78,6 +79,14 @@ _VIEW_TARGETS = {
 }
 
 
+def is_view(node: torch.fx.Node) -> bool:
+    """True if ``node`` only gives its input another shape: a view, or an ``as_strided``
+    that restrides a row-major tensor without reordering it."""
+    if node.target in _VIEW_TARGETS:
+        return True
+    return node.target is torch.ops.aten.as_strided.default and reshape_objection(node) is None
+
+
 @dataclass
 class OutputQuant:
     """Where a float operator's result is quantized, and what clamps it on the way."""
@@ -118,7 +127,7 @@ def find_output_quant(node: torch.fx.Node) -> tuple[OutputQuant | None, str]:
         user = users[0]
         if is_quantize(user):
             break
-        if user.target in _VIEW_TARGETS and user.args[0] is current:
+        if is_view(user) and user.args[0] is current:
             chain.append(user)  # e.g. addmm -> view -> quantize (linear on rank-3 input)
             current = user
             continue

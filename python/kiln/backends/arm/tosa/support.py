@@ -23,7 +23,7 @@ from typing import Any
 
 import torch
 
-from kiln.backends.arm.tosa.context import _VIEW_TARGETS, is_dequantize, is_quantize, qd
+from kiln.backends.arm.tosa.context import is_dequantize, is_quantize, is_view, qd
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
 from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
@@ -32,7 +32,7 @@ from kiln.passes.activations import activation_range
 
 # Operators whose result is an exact rearrangement of their quantized input: the
 # lowering binds the result to the input's quantization, no quantize node needed.
-_DATA_MOVEMENT = {"lower_view", "lower_permute", "lower_identity", "lower_expand", "lower_max_pool",
+_DATA_MOVEMENT = {"lower_view", "lower_as_strided", "lower_permute", "lower_identity", "lower_expand", "lower_max_pool",
                   "lower_constant_pad", "lower_upsample_nearest", "lower_slice", "lower_select", "lower_split",
                   "lower_gather"}
 
@@ -111,7 +111,7 @@ def _fused_chain(node: torch.fx.Node, inside: set[torch.fx.Node]) -> tuple[list[
         user = users[0]
         if is_quantize(user):
             return chain, None
-        fusable = activation_range(user) is not None or user.target in _VIEW_TARGETS or (
+        fusable = activation_range(user) is not None or is_view(user) or (
             user.target is operator.getitem and user.args[1] == 0 and node.target in _FIRST_RESULT_ONLY)
         if user not in inside or not fusable or user.args[0] is not current:
             return chain, (f"the result of '{node.name}' feeds '{user.name}' ({user.target}) without a "

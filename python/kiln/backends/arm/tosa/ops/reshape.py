@@ -22,6 +22,7 @@ from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.values import (
     ConstTensor, QTensor, canonical_perm, compose, inverse, moves_data, permute_shape,
 )
+from kiln.passes.as_strided import reshape_objection
 
 aten = torch.ops.aten
 
@@ -79,6 +80,21 @@ def lower_view(ctx: LoweringContext, node: torch.fx.Node) -> None:
         ctx.bind(node, _const_view(ctx, node, value, shape))
         return
     ctx.bind(node, relayout(ctx, value, shape, ctx.stem(node)))
+
+
+def check_as_strided(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    """A RESHAPE when it only restrides a row-major tensor; any other read of the storage
+    (a gather) has no TOSA operator and stays on the CPU's as_strided_copy kernel."""
+    reason = reshape_objection(node)
+    return None if reason is None else f"{reason}; it runs on the CPU's as_strided_copy kernel"
+
+
+@register(aten.as_strided.default, check=check_as_strided)
+def lower_as_strided(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    reason = check_as_strided(node, ctx.compile_spec)
+    if reason is not None:
+        raise ctx.fail(node, reason)
+    lower_view(ctx, node)
 
 
 def _permutation(node: torch.fx.Node, rank: int) -> tuple[int, ...]:
