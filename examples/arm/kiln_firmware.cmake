@@ -220,6 +220,10 @@ kiln_embedded_firmware_name:
                           "with an NPU (board ${KILN_BOARD_NAME})")
     endif()
     target_link_libraries(${FW_NAME} PRIVATE kiln_arm_ethos_u)
+    # An object library's objects reach only the executables that link it directly.
+    if(TARGET kiln_arm_npu_device_model)
+      target_link_libraries(${FW_NAME} PRIVATE kiln_arm_npu_device_model)
+    endif()
   endif()
   # Targets order the build; files (absolute paths) are already dependencies of the
   # embedding assembly (OBJECT_DEPENDS) and of the kernel selection.
