@@ -158,11 +158,16 @@ def make_bundle(prepared: PreparedProgram, intermediates: Path, out: Path, quant
 
 
 def firmware_options(args: argparse.Namespace) -> list[str]:
-    """The -D options of --etdump and the bundle tolerance (always given, so that a
-    reused build folder forgets the previous run's)."""
+    """The -D options of --etdump, the bundle tolerance and the firmware's NPU (always given,
+    so that a reused build folder forgets the previous run's). The NPU is the one --target
+    names: the board's device model is made as that Ethos-U, as silicon would be chosen."""
+    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+
     etdump = str(args.etdump.resolve()) if args.etdump else ""
+    npu = (args.target or DEFAULT_TARGET) if args.delegate else ""
     return [f"-DKILN_FIRMWARE_ETDUMP={etdump}", f"-DKILN_FIRMWARE_ETDUMP_BYTES={args.etdump_bytes}",
-            f"-DKILN_FIRMWARE_BUNDLE_RTOL={args.rtol!r}", f"-DKILN_FIRMWARE_BUNDLE_ATOL={args.atol!r}"]
+            f"-DKILN_FIRMWARE_BUNDLE_RTOL={args.rtol!r}", f"-DKILN_FIRMWARE_BUNDLE_ATOL={args.atol!r}",
+            f"-DKILN_FIRMWARE_NPU_TARGET={npu}"]
 
 
 def _aot_args(args: argparse.Namespace) -> list[str]:
