@@ -19,7 +19,8 @@ The board is a board file (format: docs/board-files.md): --board names a shipped
 (corstone-300, corstone-320, mps2-an386, mps2-an505) or gives the path of one of your own.
 Without --board, Ethos-U85 programs get corstone-320 (its memory sizes; it runs on the same
 QEMU machine as the rest, mps3-an547, Cortex-M55: QEMU has no Corstone-320) and everything
-else corstone-300; the NPU is Kiln's virtual Ethos-U inside the firmware either way. With
+else corstone-300; the firmware drives the NPU through its registers, where QEMU finds Kiln's
+virtual Ethos-U behind them (docs/real-silicon.md) either way. With
 --build-only, or for a board no QEMU machine runs, the firmware is built, not run: the image
 to flash (ELF, Intel HEX, a raw .bin per memory region) goes to <output>/image with a note of
 how to run it on the board, which is also printed.
