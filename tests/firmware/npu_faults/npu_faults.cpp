@@ -22,8 +22,13 @@
 #include "examples/arm/platform/register_trap.h"
 #include "runtime/core/error.h"
 
-/// The NPU this firmware is built for (the device model is made as this one).
+// The NPU this firmware is built for (the device model is made as this one): the board's
+// family (the build defines NPU_FAULTS_ETHOS_U85 for a board with an Ethos-U85).
+#if NPU_FAULTS_ETHOS_U85
+extern "C" const char* const kiln_embedded_npu_target = "ethos-u85-256";
+#else
 extern "C" const char* const kiln_embedded_npu_target = "ethos-u55-128";
+#endif
 
 namespace {
 
@@ -31,10 +36,26 @@ using kiln::Error;
 namespace eu = kiln::ethos_u;
 namespace regs = kiln::ethos_u::regs;
 
-/// COP1 configuration words (CONFIG's layout: MACs/cycle log2, SHRAM size, product) and
-/// the stream's architecture ID, as Vela writes them.
+/// COP1 configuration words (CONFIG's layout: MACs/cycle log2, SHRAM size or ports,
+/// product) and the stream's architecture ID, as Vela writes them.
 constexpr uint32_t kU55_128 = 0x00001807u, kU55_256 = 0x00001808u, kVelaU55Id = 0x10066001u;
-constexpr uint32_t kU85_256 = 0x20000118u, kVelaU85Id = 0x20007000u;
+constexpr uint32_t kU85_128 = 0x20000117u, kU85_256 = 0x20000118u, kVelaU85Id = 0x20007000u;
+/// This NPU's configuration, one of another product, one of the same product with other MACs.
+#if NPU_FAULTS_ETHOS_U85
+constexpr uint32_t kThis = kU85_256, kThisId = kVelaU85Id;
+constexpr uint32_t kOtherProduct = kU55_128, kOtherProductId = kVelaU55Id;
+constexpr uint32_t kOtherMacs = kU85_128;
+constexpr uint32_t kProduct = 2;  // CONFIG.product of the Ethos-U85
+constexpr const char* kOtherProductName = "Ethos-U55-128";
+constexpr const char* kOtherMacsName = "Ethos-U85-128";
+#else
+constexpr uint32_t kThis = kU55_128, kThisId = kVelaU55Id;
+constexpr uint32_t kOtherProduct = kU85_256, kOtherProductId = kVelaU85Id;
+constexpr uint32_t kOtherMacs = kU55_256;
+constexpr uint32_t kProduct = 0;  // CONFIG.product of the Ethos-U55
+constexpr const char* kOtherProductName = "Ethos-U85-256";
+constexpr const char* kOtherMacsName = "Ethos-U55-256";
+#endif
 
 constexpr uint32_t kWeightBytes = 256, kScratchBytes = 1024;
 constexpr size_t kMaxWords = 64;
@@ -67,9 +88,12 @@ struct Stream {
     words[count++] = value;
     return *this;
   }
-  /// One DMA of `length` bytes from region `src_region` + src to region 1 + dst.
+  /// One DMA of `length` bytes from region `src_region` + src to region 1 + dst (on the
+  /// Ethos-U85 as one unit of `length` bytes: DMA0_SIZE0 = 1).
   Stream& dma(uint32_t src_region, uint32_t src, uint32_t dst, uint32_t length) {
-    return cmd0(0x130, src_region).cmd0(0x131, 1).cmd1(0x030, src).cmd1(0x031, dst).cmd1(0x032, length).cmd0(0x010, 0);
+    cmd0(0x130, src_region).cmd0(0x131, 1).cmd1(0x030, src).cmd1(0x031, dst).cmd1(0x032, length);
+    if (kProduct == 2) cmd0(0x132, 1);
+    return cmd0(0x010, 0);
   }
   Stream& stop() { return cmd0(0x000, 0xffff); }
   /// The payload: the action word gets the command count.
@@ -98,7 +122,7 @@ void check(bool ok, const char* what) {
 void expect_inference_works(const char* after) {
   for (uint32_t i = 0; i < kWeightBytes; ++i) g_weights[i] = static_cast<uint8_t>(i * 7u + 3u);
   std::memset(g_scratch, 0, sizeof(g_scratch));
-  Stream stream(g_payload, kU55_128, kVelaU55Id);
+  Stream stream(g_payload, kThis, kThisId);
   stream.dma(0, 0, 256, 64).stop();
   eu::NpuCounters counters;
   const Error error = g_driver->invoke(stream.invocation(g_regions, 2), &counters);
@@ -137,7 +161,7 @@ int main() {
   eu::EthosUDriverConfig config;
   config.base_address = KILN_BOARD_NPU_BASE;
   config.irq_number = KILN_BOARD_NPU_IRQ;
-  eu::set_default_memory_config(regs::kEthosU55.product, &config);
+  eu::set_default_memory_config(kProduct, &config);
   config.npu_memory = {memory, sizeof(memory) / sizeof(memory[0])};
   config.wait_for_interrupt = &board_npu_wait_for_interrupt;
   config.clean_dcache = &board_dcache_clean;
@@ -156,50 +180,51 @@ int main() {
   expect_inference_works("init");
 
   {  // A bus error part-way: a good DMA, then one to an address no memory answers.
-    Stream stream(g_payload, kU55_128, kVelaU55Id);
+    Stream stream(g_payload, kThis, kThisId);
     stream.dma(0, 0, 0, 16).dma(0, 0, 0x30000000u, 16).stop();
     expect_error(driver.invoke(stream.invocation(g_regions, 2), nullptr), Error::NpuBusError,
                  "bus error part-way through a stream");
   }
   {  // The interrupt never comes: the NPU hangs until the driver's timeout resets it.
     kiln_npu_device_inject_fault(model, KILN_NPU_FAULT_HANG, 0);
-    Stream stream(g_payload, kU55_128, kVelaU55Id);
+    Stream stream(g_payload, kThis, kThisId);
     stream.dma(0, 0, 256, 64).stop();
     expect_error(driver.invoke(stream.invocation(g_regions, 2), nullptr), Error::NpuTimeout,
                  "interrupt that never comes");
   }
   {  // An operation code the NPU does not have.
-    Stream stream(g_payload, kU55_128, kVelaU55Id);
+    Stream stream(g_payload, kThis, kThisId);
     stream.dma(0, 0, 0, 16);
     stream.words[stream.count++] = 0x0007u;
     stream.words[stream.count++] = 0xffff0000u;
     expect_error(driver.invoke(stream.invocation(g_regions, 2), nullptr), Error::NpuCommandStreamParseError,
                  "invalid command");
   }
-  {  // Compiled for an Ethos-U85, and for an Ethos-U55 with 256 MACs/cycle.
-    Stream u85(g_payload, kU85_256, kVelaU85Id);
-    u85.dma(0, 0, 256, 64).stop();
-    expect_error(driver.invoke(u85.invocation(g_regions, 2), nullptr), Error::NpuConfigMismatch,
-                 "stream for another product (Ethos-U85-256)");
-    Stream u55_256(g_payload, kU55_256, kVelaU55Id);
-    u55_256.dma(0, 0, 256, 64).stop();
-    expect_error(driver.invoke(u55_256.invocation(g_regions, 2), nullptr), Error::NpuConfigMismatch,
-                 "stream for another configuration (Ethos-U55-256)");
+  {  // Compiled for another product, and for this product with other MACs/cycle.
+    char what[80];
+    Stream product(g_payload, kOtherProduct, kOtherProductId);
+    product.dma(0, 0, 256, 64).stop();
+    std::snprintf(what, sizeof(what), "stream for another product (%s)", kOtherProductName);
+    expect_error(driver.invoke(product.invocation(g_regions, 2), nullptr), Error::NpuConfigMismatch, what);
+    Stream macs(g_payload, kOtherMacs, kThisId);
+    macs.dma(0, 0, 256, 64).stop();
+    std::snprintf(what, sizeof(what), "stream for another configuration (%s)", kOtherMacsName);
+    expect_error(driver.invoke(macs.invocation(g_regions, 2), nullptr), Error::NpuConfigMismatch, what);
   }
   {  // A region in memory the NPU cannot reach, and a base pointer 4 bytes off.
     const eu::NpuRegion outside[2] = {g_regions[0], {g_cpu_only, sizeof(g_cpu_only), false}};
-    Stream stream(g_payload, kU55_128, kVelaU55Id);
+    Stream stream(g_payload, kThis, kThisId);
     stream.dma(0, 0, 0, 16).stop();
     expect_error(driver.invoke(stream.invocation(outside, 2), nullptr), Error::NpuRegionOutsideMemory,
                  "region outside the NPU's memory");
     const eu::NpuRegion misaligned[2] = {g_regions[0], {g_scratch + 4, 512, false}};
-    Stream again(g_payload, kU55_128, kVelaU55Id);
+    Stream again(g_payload, kThis, kThisId);
     again.dma(0, 0, 0, 16).stop();
     expect_error(driver.invoke(again.invocation(misaligned, 2), nullptr), Error::NpuMisalignedBase,
                  "misaligned region base");
   }
   {  // Busy: another master started a long job (it completes after 3 STATUS reads).
-    Stream other(g_busy_payload, kU55_128, kVelaU55Id);
+    Stream other(g_busy_payload, kThis, kThisId);
     other.dma(0, 0, 512, 16).stop();
     other.invocation(g_regions, 2);
     kiln_npu_device_inject_fault(model, KILN_NPU_FAULT_SLOW, 3);
@@ -212,7 +237,7 @@ int main() {
     npu[regs::kQbaseHi / 4] = 0;
     npu[regs::kQsize / 4] = static_cast<uint32_t>((other.count - 8) * 4);
     npu[regs::kCmd / 4] = regs::cmd::kClockPowerMask | regs::cmd::kTransitionToRunning;
-    Stream stream(g_payload, kU55_128, kVelaU55Id);
+    Stream stream(g_payload, kThis, kThisId);
     stream.dma(0, 0, 256, 64).stop();
     const Error busy = driver.invoke(stream.invocation(g_regions, 2), nullptr);
     while ((npu[regs::kStatus / 4] & regs::status::kRunning) != 0) {
