@@ -82,7 +82,7 @@ Error register_firmware_backends() {
   board_npu_set_irq_handler(&on_npu_irq, &driver);
   // init() resets the NPU and reads its identity from ID and CONFIG.
   KILN_TRY(driver.init());
-  char line[160];
+  char line[256];
   ethos_u::describe_npu(driver.identity(), line, sizeof(line));
   board_printf("I [npu] %s (read from its ID/CONFIG registers at 0x%08lx)\n", line,
                static_cast<unsigned long>(KILN_BOARD_NPU_BASE));

@@ -171,7 +171,7 @@ int main() {
   g_driver = &driver;
   board_npu_set_irq_handler(&on_npu_irq, &driver);
   const Error initialized = driver.init();
-  char identity[160];
+  char identity[256];
   eu::describe_npu(driver.identity(), identity, sizeof(identity));
   board_printf("I [npu faults] NPU from its ID/CONFIG registers: %s (init: %s)\n", identity,
                kiln::error_name(initialized));
