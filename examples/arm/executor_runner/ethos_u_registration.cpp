@@ -95,7 +95,7 @@ void report_npu_counters(const Method& method) {
   if (!counters.ok() || delegates_run == 0) return;
   const ethos_u::NpuCounters& c = *counters;
   board_printf("I [npu] PMU: %llu cycles, %llu active cycles, %llu AXI read beats, %llu AXI write beats "
-               "(%zu delegate call(s)); Vela's estimate: %llu cycles\n",
+               "(%zu delegate call(s)); Vela's estimate: %llu cycles (its layers' total, memory stalls included)\n",
                static_cast<unsigned long long>(c.cycles), static_cast<unsigned long long>(c.active_cycles),
                static_cast<unsigned long long>(c.axi_read_beats),
                static_cast<unsigned long long>(c.axi_write_beats), delegates_run,

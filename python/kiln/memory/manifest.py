@@ -99,7 +99,8 @@ class Manifest:
     #: The Ethos-U configuration the program's delegates were compiled for ("" without
     #: them, or when its .debug.json is not beside it).
     npu_target: str = ""
-    #: Vela's cycle estimate of one run of the method's NPU work (0: unknown).
+    #: Vela's cycle estimate of one run of the method's NPU work: the sum of its per-layer
+    #: cycles, memory stalls included (0: unknown).
     vela_npu_cycles: int = 0
 
     def pool(self, name: str) -> Pool:
