@@ -21,8 +21,12 @@ extern "C" const char* const kiln_embedded_npu_target;
 
 namespace {
 
-#define NVIC_ISPR (reinterpret_cast<volatile uint32_t*>(0xE000E200u))
-#define NVIC_ICPR (reinterpret_cast<volatile uint32_t*>(0xE000E280u))
+/// The NVIC's set-pending and clear-pending registers (32 interrupts each).
+constexpr uintptr_t kNvicIspr = 0xE000E200u, kNvicIcpr = 0xE000E280u;
+
+volatile uint32_t& nvic_word(uintptr_t bank, uint32_t irq) {
+  return reinterpret_cast<volatile uint32_t*>(bank)[irq / 32];
+}
 
 // The virtual NPU's internal memory and weight-decode scratch: megabytes, so in DDR
 // (the DTCM that holds .bss has 512 KiB).
@@ -51,12 +55,7 @@ const kiln_npu_memory_range kMemory[] = {
 
 /// The device's interrupt line is level-sensitive: pending while it is raised.
 void on_irq(void*, int raised) {
-  const uint32_t bit = 1u << (KILN_BOARD_NPU_IRQ % 32);
-  if (raised != 0) {
-    NVIC_ISPR[KILN_BOARD_NPU_IRQ / 32] = bit;
-  } else {
-    NVIC_ICPR[KILN_BOARD_NPU_IRQ / 32] = bit;
-  }
+  nvic_word(raised != 0 ? kNvicIspr : kNvicIcpr, KILN_BOARD_NPU_IRQ) = 1u << (KILN_BOARD_NPU_IRQ % 32);
 }
 
 int read_register(void* device, uint32_t offset, uint32_t* value) {
