@@ -34,6 +34,10 @@ KILN_POOL(g_planned_2, KILN_MANIFEST_PLANNED_BUFFER_2_BYTES, KILN_MANIFEST_PLANN
 KILN_POOL(g_planned_3, KILN_MANIFEST_PLANNED_BUFFER_3_BYTES, KILN_MANIFEST_PLANNED_BUFFER_3_SECTION);
 #endif
 
+#ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
+KILN_POOL(g_npu_work_memory, KILN_MANIFEST_NPU_WORK_MEMORY_BYTES, KILN_MANIFEST_NPU_WORK_MEMORY_SECTION);
+#endif
+
 const char* placement_of(const char* section) {
   // Section names are ".bss.kiln_sram.*" or ".bss.kiln_ddr.*".
   return section[10] == 's' ? "SRAM" : "DDR";
@@ -63,6 +67,11 @@ const FirmwarePools& firmware_pools() {
       KILN_MANIFEST_NUM_PLANNED_BUFFERS,
       {g_temp_pool, KILN_MANIFEST_TEMP_ALLOCATOR_BYTES, placement_of(KILN_MANIFEST_TEMP_ALLOCATOR_SECTION)},
       KILN_MANIFEST_NPU_SCRATCH_BYTES,
+#ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
+      {g_npu_work_memory, KILN_MANIFEST_NPU_WORK_MEMORY_BYTES, placement_of(KILN_MANIFEST_NPU_WORK_MEMORY_SECTION)},
+#else
+      {nullptr, 0, "DDR"},
+#endif
   };
   return pools;
 }
