@@ -7,7 +7,9 @@ dequantized output of the TOSA reference model on the TOSA graph ExecuTorch lowe
 
 The second model is the zoo's smallcnn (batch norm, max pooling, a mean over H and W): its
 Ethos-U55 stream, from ExecuTorch's Vela 5.1, writes an NHWC map with a C stride other than
-the element size, which the NPU ignores (the virtual NPU once refused it).
+the element size, which the NPU ignores (the virtual NPU once refused it). The third pools
+197 tokens with one 1x197 average pooling, as ExecuTorch's DeiT-tiny does (the virtual NPU
+once refused kernels over 64 wide).
 """
 
 from __future__ import annotations
@@ -73,8 +75,30 @@ ModelUnderTest = SmallCnnBn().eval()
 ModelInputs = (torch.randn(1, 3, 32, 32),)
 '''
 
+# A ViT's pooling over its 197 tokens: Vela 5.1 emits one 1x197 average pooling (the
+# virtual NPU once refused kernels over 64 wide).
+_TOKEN_POOL_MODEL_FILE = '''
+import torch
+
+
+class TokenPool(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.project = torch.nn.Conv2d(8, 16, 1)
+        self.pool = torch.nn.AvgPool2d((1, 197))
+
+    def forward(self, x):
+        return self.pool(torch.relu(self.project(x)))
+
+
+torch.manual_seed(0)
+ModelUnderTest = TokenPool().eval()
+ModelInputs = (torch.randn(1, 8, 1, 197),)
+'''
+
 #: model file, input shape
-_MODELS = {"smallcnn": (_MODEL_FILE, (1, 3, 16, 16)), "smallcnn_bn": (_BATCH_NORM_MODEL_FILE, (1, 3, 32, 32))}
+_MODELS = {"smallcnn": (_MODEL_FILE, (1, 3, 16, 16)), "smallcnn_bn": (_BATCH_NORM_MODEL_FILE, (1, 3, 32, 32)),
+           "token_pool": (_TOKEN_POOL_MODEL_FILE, (1, 8, 1, 197))}
 
 
 @dataclass
@@ -86,7 +110,8 @@ class EtProgram:
 
 @pytest.fixture(scope="module", params=[("smallcnn", "ethos-u55-128"), ("smallcnn", "ethos-u65-256"),
                                         ("smallcnn", "ethos-u85-128"), ("smallcnn", "ethos-u85-256"),
-                                        ("smallcnn_bn", "ethos-u55-128")], ids="-".join)
+                                        ("smallcnn_bn", "ethos-u55-128"), ("token_pool", "ethos-u55-128"),
+                                        ("token_pool", "ethos-u85-256")], ids="-".join)
 def et_program(request: pytest.FixtureRequest, executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> EtProgram:
     probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
                            capture_output=True, check=False)

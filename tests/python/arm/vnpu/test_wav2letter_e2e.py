@@ -11,11 +11,16 @@ is now sized from the program when the delegate loads. Checks:
 * every delegate payload equals the TOSA reference model bit for bit (EthosUBackend on the
   host's virtual NPU, register path);
 * the whole program runs on Kiln's runtime and agrees with PyTorch for its CPU part plus
-  the TOSA reference for its delegates, within one output LSB (the CPU's log-softmax)."""
+  the TOSA reference for its delegates, within one output LSB (the CPU's log-softmax), and
+  through kiln-run;
+* the memory manifest gives the firmware exactly that work memory."""
 
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -125,3 +130,34 @@ def test_program_runs_on_the_host_runtime(compiled: Any) -> None:
     step = steps[0] if steps[0] is not None else float(np.max(np.abs(e))) / 127
     worst = float(np.max(np.abs(g.astype(np.float64) - e.astype(np.float64)))) / step
     assert worst <= 1.0 + 1e-6, f"{worst:.2f} LSB from CPU + TOSA reference"
+
+
+def test_kiln_run_runs_it(compiled: Any, tmp_path: Path) -> None:
+    """The host runner loads it through the same delegate (its NPU grows to the stream)."""
+    _, inputs, program_bytes, _, _ = compiled
+    pte = tmp_path / "wav2letter_u85.pte"
+    pte.write_bytes(program_bytes)
+    np.save(tmp_path / "x.npy", inputs[0].numpy())
+    result = subprocess.run([sys.executable, "-m", "kiln.cli.run", str(pte), "--input", str(tmp_path / "x.npy"),
+                             "--output-dir", str(tmp_path)], capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    (expected,) = Runtime().load_program(program_bytes).load_method("forward").execute([inputs[0].numpy()])
+    np.testing.assert_array_equal(np.load(tmp_path / "output_0.npy"), expected)
+
+
+def test_memory_manifest_sizes_the_firmware_work_memory(compiled: Any, tmp_path: Path) -> None:
+    """The firmware's virtual NPU gets the manifest's npu_work_memory pool: what the largest
+    stream needs on the program's target, placed on the board (the firmware build checks
+    the fit)."""
+    from kiln.memory.manifest import ethos_u_command_stream, write_manifest
+
+    _, _, program_bytes, report, target = compiled
+    pte = tmp_path / "wav2letter_u85.pte"
+    pte.write_bytes(program_bytes)
+    needed = max(_runtime.vnpu_work_memory_bytes(ethos_u_command_stream(d.preprocessed.blob), target)
+                 for d in report.delegates)
+    manifest = write_manifest(pte, tmp_path)
+    assert manifest.npu_work_memory_bytes == needed > _OLD_FIXED_WORK_MEMORY
+    assert manifest.pool("npu_work_memory").bytes == needed
+    header = (tmp_path / "wav2letter_u85_memory.h").read_text()
+    assert f"#define KILN_MANIFEST_NPU_WORK_MEMORY_BYTES {needed}" in header
