@@ -330,10 +330,13 @@ Error work_memory_bytes(const Config& config, Span<const uint32_t> stream, uint6
   RunState st;
   const ArchLayer& arch = arch_layer(config.arch);
   const uint32_t default_bytes = arch.default_internal_bytes(config);
-  st.internal_bytes = default_bytes <= kInternalMemoryBytes ? default_bytes : static_cast<uint32_t>(kInternalMemoryBytes);
+  st.internal_bytes =
+      default_bytes <= kInternalMemoryBytes ? default_bytes : static_cast<uint32_t>(kInternalMemoryBytes);
   st.work_left = config.max_macs;
-  RunContext rc{arch, config, Span<const Region>(), Span<uint8_t>(nullptr, kInternalMemoryBytes), no_scratch, st, true};
-  const Error err = !stream.empty() && stream[0] == kCop1Magic ? run_driver_payload(rc, stream) : run_commands(rc, stream);
+  RunContext rc{arch, config, Span<const Region>(), Span<uint8_t>(nullptr, kInternalMemoryBytes), no_scratch, st,
+                /*sizing=*/true};
+  const Error err =
+      !stream.empty() && stream[0] == kCop1Magic ? run_driver_payload(rc, stream) : run_commands(rc, stream);
   if (err != Error::Ok) return err;
   *bytes = st.peak_bytes > UINT64_MAX - kInternalMemoryBytes ? UINT64_MAX : kInternalMemoryBytes + st.peak_bytes;
   return Error::Ok;

@@ -22,8 +22,8 @@ uint64_t ifm_rows_bytes(const OpDesc& op) {
   const uint64_t span = uint64_t{k.height - 1} * k.dilation_y + 1;
   const uint64_t padded_width = uint64_t{op.ofm_width - 1} * k.stride_x + uint64_t{k.width - 1} * k.dilation_x + 1;
   const uint64_t depth = op.kind == OpKind::Depthwise ? op.ofm_depth : op.ifm_depth;
-  return add(add(aligned(mul(mul(mul(padded_width, depth), span + 1), sizeof(int16_t))), aligned(span * sizeof(int32_t))),
-             aligned(uint64_t{k.height} * sizeof(void*)));
+  const uint64_t ring = aligned(mul(mul(mul(padded_width, depth), span + 1), sizeof(int16_t)));
+  return add(add(ring, aligned(span * sizeof(int32_t))), aligned(uint64_t{k.height} * sizeof(void*)));
 }
 
 // load_dense_weights: the dense [ofm][ky][kx][ifm] int16 weights, the decoded stream slots
@@ -46,11 +46,10 @@ uint64_t weight_bytes(const OpDesc& op) {
   // are bounded instead: both depths rounded up to the largest block (128), the kernel
   // doubled for the sub-kernel padding.
   constexpr uint64_t kCountedWeights = uint64_t{1} << 26;
+  const uint64_t blocks = uint64_t{(shape.ofm_depth + 127u) / 128u * 128u} * ((shape.ifm_depth + 127u) / 128u * 128u);
   const uint64_t slots = dense <= kCountedWeights
                              ? decoded_weight_slots(op.weights, shape)
-                             : mul(mul(uint64_t{(shape.ofm_depth + 127u) / 128u * 128u} * ((shape.ifm_depth + 127u) / 128u * 128u),
-                                       uint64_t{shape.kernel_height} * shape.kernel_width),
-                                   2u);
+                             : mul(mul(blocks, uint64_t{shape.kernel_height} * shape.kernel_width), 2u);
   return add(add(aligned(mul(dense, sizeof(int16_t))), aligned(mul(slots, sizeof(int16_t)))), kWeightSliceScratchBytes);
 }
 
@@ -61,7 +60,8 @@ ScratchBound scratch_bound(const OpDesc& op) {
   if (op.kind == OpKind::Dma) return b;
   const uint64_t n = ofm_elements(op);
   // read_channel_scales: a bias and a scaling per OFM channel.
-  b.operation = add(aligned(uint64_t{op.ofm_depth} * sizeof(int64_t)), aligned(uint64_t{op.ofm_depth} * sizeof(Scaling)));
+  b.operation = add(aligned(uint64_t{op.ofm_depth} * sizeof(int64_t)),
+                    aligned(uint64_t{op.ofm_depth} * sizeof(Scaling)));
   // initial_accumulators from IFM2.
   if (op.acc_source == AccSource::Ifm2) b.operation = add(b.operation, aligned(mul(n, sizeof(int64_t))));
   if (op.kind == OpKind::Conv || op.kind == OpKind::Depthwise) {
