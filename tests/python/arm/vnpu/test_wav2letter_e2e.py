@@ -78,17 +78,17 @@ def compiled() -> Any:
     return quantized, samples[0], program.to_bytes(), program.compile_report, target
 
 
-def test_stream_needs_more_than_the_old_fixed_work_memory(compiled: Any, vnpu_tools: Any) -> None:
-    from kiln.backends.arm.vnpu import load_vela_raw, run_raw_with_counters
+def test_stream_needs_more_than_the_old_fixed_work_memory(compiled: Any) -> None:
+    from kiln.backends.arm.vnpu import run_raw_with_counters
 
     _, _, _, report, target = compiled
     largest = 0
     for delegate in report.delegates:
-        tosa = delegate.preprocessed.tosa
-        raw = load_vela_raw(vnpu_tools.compile_with_vela(tosa.flatbuffer, target))
-        needed = _runtime.vnpu_work_memory_bytes(raw.command_stream, target)
-        inputs = [np.zeros(io.tosa_shape, _NUMPY[io.dtype]) for io in tosa.inputs]
-        run = run_raw_with_counters(raw, inputs)
+        pre = delegate.preprocessed
+        needed = _runtime.vnpu_work_memory_bytes(pre.vela.command_stream, target)
+        assert pre.report.npu_work_memory_bytes == needed  # known at compile time
+        inputs = [np.zeros(io.tosa_shape, _NUMPY[io.dtype]) for io in pre.tosa.inputs]
+        run = run_raw_with_counters(pre.vela, inputs)
         assert run.counters["work_memory_bytes"] == needed
         assert 0 < run.counters["work_memory_used"] <= needed
         largest = max(largest, needed)
