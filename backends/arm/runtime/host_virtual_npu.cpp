@@ -6,6 +6,7 @@
 
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "backends/arm/runtime/ethos_u_hardware_driver.h"
+#include "backends/arm/runtime/npu_memory_config.h"
 #include "backends/arm/runtime/npu_register_port.h"
 #include "backends/arm/runtime/vnpu_operation_listener.h"
 #include "backends/arm/vnpu/device/ethos_u_device.h"
@@ -23,30 +24,6 @@ constexpr uint64_t kWindowGranule = 4096;
 constexpr uint64_t kBusLimit = uint64_t{1} << 32;
 constexpr size_t kMaxWindows = 1 + kNpuMaxRegions;
 constexpr size_t kDeviceStorageBytes = 4096;
-
-/// The memory configuration the host's "board" gives the NPU: the weights and the command
-/// stream through memory configuration 2 (the external AXI port, as flash on a board), the
-/// scratch arena through 0 and the fast scratch through 1 (the SRAM port). Per product:
-/// Ethos-U55/U65 AXI_LIMITk (64-byte bursts, normal non-cacheable bufferable memory, 32
-/// reads and 16 writes outstanding); Ethos-U85 MEM_ATTRk (0-1 the SRAM port, 2-3 the
-/// external one, same memory type) and the per-port limits.
-constexpr uint32_t kRegionCfg = (2u << 0) | (0u << 2) | (1u << 4);
-constexpr uint32_t kQconfig = 2;
-constexpr uint32_t kMemType = 3;  // normal, non-cacheable, bufferable
-constexpr uint32_t kAxiLimit = (kMemType << regs::axi_limit::kMemTypeShift) |
-                               (31u << regs::axi_limit::kMaxReadsM1Shift) | (15u << regs::axi_limit::kMaxWritesM1Shift);
-constexpr uint32_t kSramAttr = kMemType << regs::mem_attr::kMemTypeShift;
-constexpr uint32_t kExtAttr = kSramAttr | (1u << regs::mem_attr::kPortShift);
-constexpr uint32_t kPortLimits = (31u << regs::mem_attr::kMaxReadsM1Shift) | (15u << regs::mem_attr::kMaxWritesM1Shift);
-struct HostMemoryConfig {
-  uint32_t memory_config[regs::kNumMemoryConfigs];
-  uint32_t axi_sram, axi_ext;
-};
-constexpr HostMemoryConfig kHostMemory[] = {
-    {{kAxiLimit, kAxiLimit, kAxiLimit, kAxiLimit}, 0, 0},          // Ethos-U55
-    {{kAxiLimit, kAxiLimit, kAxiLimit, kAxiLimit}, 0, 0},          // Ethos-U65
-    {{kSramAttr, kSramAttr, kExtAttr, kExtAttr}, kPortLimits, kPortLimits},  // Ethos-U85
-};
 
 /// The driver's register seam onto the device's C interface.
 class DevicePort final : public NpuRegisterPort {
@@ -153,13 +130,8 @@ Error plug_in(PluggedNpu& npu, const char* target) {
   npu.port.device = device;
   const regs::ArchRegisters& arch = *npu.device().identity().arch;
   EthosUDriverConfig driver_config;
-  driver_config.regioncfg = kRegionCfg;
-  driver_config.qconfig = kQconfig;
-  for (uint32_t k = 0; k < regs::kNumMemoryConfigs; ++k) {
-    driver_config.memory_config[k] = kHostMemory[arch.product].memory_config[k];
-  }
-  driver_config.axi_sram = kHostMemory[arch.product].axi_sram;
-  driver_config.axi_ext = kHostMemory[arch.product].axi_ext;
+  // The host's "board": Kiln's default memory configuration (npu_memory_config.h).
+  set_default_memory_config(arch.product, &driver_config);
   // The device completes a stream when it starts: a few checks tell a hung one.
   driver_config.timeout_us = 1000u * 1000u;
   driver_config.max_wait_checks = 1000;
@@ -220,8 +192,6 @@ void add_model_counters(const vnpu::Counters& model, NpuCounters* counters) {
 }
 
 }  // namespace
-
-static_assert(sizeof(kHostMemory) / sizeof(kHostMemory[0]) == 3, "one host memory configuration per product");
 
 size_t HostVirtualNpu::region_alignment() const { return regs::kBaseAlignment; }
 

@@ -3,11 +3,14 @@
 //
 // Two kinds of implementation plug in here:
 // - EthosUHardwareDriver (ethos_u_hardware_driver.h): the register-level driver. It
-//   programs an Ethos-U through its registers — on silicon, and on the host against the
-//   virtual NPU's register-accurate device (host_virtual_npu.h), which is how kiln-run,
-//   the Python runtime and the host tests run every delegated program;
+//   programs an Ethos-U through its registers — on silicon, in the Cortex-M firmware on
+//   QEMU (the virtual NPU's register-accurate device behind the board's register window,
+//   examples/arm/platform/npu_device_model.cpp), and on the host against the same device
+//   (host_virtual_npu.h), which is how kiln-run, the Python runtime and the host tests run
+//   every delegated program;
 // - VirtualNpuDriver (virtual_npu_driver.h): calls Kiln's functional model of the
-//   Ethos-U directly, without registers (the Cortex-M firmware on QEMU, for now).
+//   Ethos-U directly, without registers (the fuzz targets, which fuzz the payload and the
+//   program, not the driver).
 // The delegate owns no NPU state: it binds tensors into regions and calls invoke().
 #pragma once
 

@@ -12,6 +12,40 @@ static_assert(KILN_MANIFEST_NUM_PLANNED_BUFFERS <= 4,
               "Kiln: the runner supports at most 4 planned buffers (memory ids); the program has "
               KILN_STRINGIFY(KILN_MANIFEST_NUM_PLANNED_BUFFERS));
 
+// Older memory headers do not name the NPU.
+#ifndef KILN_MANIFEST_NPU_TARGET
+#define KILN_MANIFEST_NPU_TARGET ""
+#endif
+#ifndef KILN_MANIFEST_VELA_NPU_CYCLES
+#define KILN_MANIFEST_VELA_NPU_CYCLES 0ull
+#endif
+
+// The Ethos-U this firmware is built for (a device model is made as this one): the
+// firmware's NPU_TARGET, else the program's, else the board's default (kiln_firmware.cmake).
+#if defined(KILN_FIRMWARE_NPU_TARGET)
+extern "C" const char* const kiln_embedded_npu_target = KILN_FIRMWARE_NPU_TARGET;
+#elif defined(KILN_FIRMWARE_DEFAULT_NPU_TARGET)
+extern "C" const char* const kiln_embedded_npu_target =
+    sizeof(KILN_MANIFEST_NPU_TARGET) > 1 ? KILN_MANIFEST_NPU_TARGET : KILN_FIRMWARE_DEFAULT_NPU_TARGET;
+#else
+extern "C" const char* const kiln_embedded_npu_target = KILN_MANIFEST_NPU_TARGET;
+#endif
+/// Vela's cycle estimate of one run of the program's NPU work (0: unknown).
+extern "C" const uint64_t kiln_embedded_vela_npu_cycles = KILN_MANIFEST_VELA_NPU_CYCLES;
+
+// The virtual NPU's work memory for the board's device model (platform/npu_device_model.cpp):
+// the manifest's pool, as much as the program's largest Ethos-U stream needs (its fit is
+// checked against the board at build time); none for a program without one.
+#ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
+alignas(16) __attribute__((section(KILN_MANIFEST_NPU_WORK_MEMORY_SECTION)))
+static uint8_t g_npu_work_memory[KILN_MANIFEST_NPU_WORK_MEMORY_BYTES];
+extern "C" uint8_t* const kiln_embedded_npu_work_memory = g_npu_work_memory;
+extern "C" const size_t kiln_embedded_npu_work_memory_bytes = KILN_MANIFEST_NPU_WORK_MEMORY_BYTES;
+#else
+extern "C" uint8_t* const kiln_embedded_npu_work_memory = nullptr;
+extern "C" const size_t kiln_embedded_npu_work_memory_bytes = 0;
+#endif
+
 namespace kiln::firmware {
 namespace {
 
@@ -32,10 +66,6 @@ KILN_POOL(g_planned_2, KILN_MANIFEST_PLANNED_BUFFER_2_BYTES, KILN_MANIFEST_PLANN
 #endif
 #if KILN_MANIFEST_NUM_PLANNED_BUFFERS > 3
 KILN_POOL(g_planned_3, KILN_MANIFEST_PLANNED_BUFFER_3_BYTES, KILN_MANIFEST_PLANNED_BUFFER_3_SECTION);
-#endif
-
-#ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
-KILN_POOL(g_npu_work_memory, KILN_MANIFEST_NPU_WORK_MEMORY_BYTES, KILN_MANIFEST_NPU_WORK_MEMORY_SECTION);
 #endif
 
 const char* placement_of(const char* section) {
@@ -68,7 +98,8 @@ const FirmwarePools& firmware_pools() {
       {g_temp_pool, KILN_MANIFEST_TEMP_ALLOCATOR_BYTES, placement_of(KILN_MANIFEST_TEMP_ALLOCATOR_SECTION)},
       KILN_MANIFEST_NPU_SCRATCH_BYTES,
 #ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
-      {g_npu_work_memory, KILN_MANIFEST_NPU_WORK_MEMORY_BYTES, placement_of(KILN_MANIFEST_NPU_WORK_MEMORY_SECTION)},
+      {kiln_embedded_npu_work_memory, kiln_embedded_npu_work_memory_bytes,
+       placement_of(KILN_MANIFEST_NPU_WORK_MEMORY_SECTION)},
 #else
       {nullptr, 0, "DDR"},
 #endif

@@ -90,6 +90,10 @@ kiln_npu_device_result kiln_npu_device_write(kiln_npu_device* device, uint32_t o
   return KILN_NPU_DEVICE_OK;
 }
 
+uint32_t kiln_npu_device_window_bytes(const kiln_npu_device* device) {
+  return device == nullptr ? 0u : device->device.identity().arch->window_bytes;
+}
+
 kiln_npu_device_result kiln_npu_device_inject_fault(kiln_npu_device* device, kiln_npu_fault fault,
                                                     uint32_t status_reads) {
   if (device == nullptr || fault < KILN_NPU_FAULT_NONE || fault > KILN_NPU_FAULT_SLOW) {

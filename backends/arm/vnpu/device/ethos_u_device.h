@@ -106,6 +106,10 @@ kiln_npu_device_result kiln_npu_device_read(kiln_npu_device* device, uint32_t of
 kiln_npu_device_result kiln_npu_device_write(kiln_npu_device* device, uint32_t offset,
                                              uint32_t value);
 
+/** Bytes of the device's register window (every register offset is below it): what a
+ *  firmware maps or traps at the NPU's base address. 0 for a null device. */
+uint32_t kiln_npu_device_window_bytes(const kiln_npu_device* device);
+
 /** Injects `fault` into the next command stream the NPU starts (one shot). */
 kiln_npu_device_result kiln_npu_device_inject_fault(kiln_npu_device* device, kiln_npu_fault fault,
                                                     uint32_t status_reads);
