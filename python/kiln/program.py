@@ -403,6 +403,7 @@ def _delegation_summary(report: "CompileReport") -> list[str]:
             f"delegate {info.name}: {d.backend_id} on {d.target}, blob {d.blob_bytes:,} B",
             f"  TOSA ops: {d.num_tosa_ops} ({ops})",
             f"  NPU cycles (Vela estimate): {'?' if d.npu_cycles is None else f'{d.npu_cycles:,}'}",
+            f"  virtual NPU work memory: {_bytes(getattr(d, 'npu_work_memory_bytes', None))}",
             f"  SRAM: {_bytes(d.sram_bytes)}, scratch: {_bytes(d.scratch_bytes)}, flash: {flash}",
             f"  boundary transposes: {d.transpose_bytes:,} B",
         ]

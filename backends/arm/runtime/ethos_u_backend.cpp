@@ -166,6 +166,11 @@ Result<DelegateHandle*> EthosUBackend::init(BackendInitContext& context,
   auto* state = new (memory) DelegateState();
   state->payload = payload;
   read_target(compile_specs, state->target);
+  // The NPU's own memory (the virtual NPU's work memory) is sized from the stream now, not
+  // found short in the middle of an inference.
+  KILN_TRY(driver_->prepare({reinterpret_cast<const uint32_t*>(payload.command_data.data()),
+                             payload.command_data.size() / 4},
+                            state->target[0] != '\0' ? state->target : nullptr));
   const Span<const uint8_t> layout = find_spec(compile_specs, "io_layout");
   state->npu_is_nhwc = layout.size() == 4 && std::memcmp(layout.data(), "nhwc", 4) == 0;
   // Region 0 is only read by a correct stream; read_only makes the NPU refuse any write

@@ -1,6 +1,7 @@
 #include "backends/arm/runtime/host_virtual_npu.h"
 
 #include <cstring>
+#include <memory>
 #include <new>
 
 #include "backends/arm/runtime/ethos_u_backend.h"
@@ -45,6 +46,7 @@ class DevicePort final : public NpuRegisterPort {
 /// The NPU plugged in for the current target: the device, the port onto it, the driver.
 struct PluggedNpu {
   char target[32] = "";
+  size_t work_memory_bytes = 0;  // the work memory the device was made with
   alignas(16) unsigned char device_storage[kDeviceStorageBytes];
   DevicePort port;
   alignas(EthosUHardwareDriver) unsigned char driver_storage[sizeof(EthosUHardwareDriver)];
@@ -61,10 +63,29 @@ PluggedNpu& plugged() {
   return npu;
 }
 
-uint8_t* work_memory() {
+/// The virtual NPU's work memory (its internal memory image and decode scratch): made on
+/// first use with the recommended size and grown at delegate init to what the largest
+/// program loaded so far needs (HostVirtualNpu::prepare). Never shrinks.
+struct WorkMemory {
+  std::unique_ptr<uint8_t[]> data;
+  size_t size = 0;
+};
+
+WorkMemory& work_memory() {
   // Function-local static: made on first use, never by a static initializer.
-  static uint8_t memory[vnpu::kRecommendedWorkMemoryBytes];
+  static WorkMemory memory;
   return memory;
+}
+
+/// Makes the work memory at least `bytes` large; false if the host cannot allocate it.
+bool grow_work_memory(size_t bytes) {
+  WorkMemory& memory = work_memory();
+  if (memory.size >= bytes) return true;
+  std::unique_ptr<uint8_t[]> grown(new (std::nothrow) uint8_t[bytes]);
+  if (grown == nullptr) return false;
+  memory.data = std::move(grown);
+  memory.size = bytes;
+  return true;
 }
 
 /// The device's interrupt line, wired to the driver's interrupt handler.
@@ -82,16 +103,23 @@ void unplug(PluggedNpu& npu) {
 
 /// Makes the device and the driver for `target` unless they are plugged in already.
 Error plug_in(PluggedNpu& npu, const char* target) {
-  if (npu.driver != nullptr && std::strcmp(npu.target, target) == 0) return Error::Ok;
+  WorkMemory& memory = work_memory();
+  if (npu.driver != nullptr && std::strcmp(npu.target, target) == 0 && npu.work_memory_bytes == memory.size) {
+    return Error::Ok;
+  }
   unplug(npu);
+  if (!grow_work_memory(vnpu::kRecommendedWorkMemoryBytes)) {
+    KILN_LOG(Error, "host NPU: cannot allocate %zu bytes of work memory", vnpu::kRecommendedWorkMemoryBytes);
+    return Error::OutOfResources;
+  }
   if (kiln_npu_device_storage_bytes() > sizeof(npu.device_storage) || std::strlen(target) >= sizeof(npu.target)) {
     KILN_LOG(Error, "host NPU: cannot make a device for target '%s'", target);
     return std::strlen(target) >= sizeof(npu.target) ? Error::NpuConfigMismatch : Error::Internal;
   }
   kiln_npu_device_config config = {};
   config.target = target;
-  config.work_memory = work_memory();
-  config.work_memory_bytes = vnpu::kRecommendedWorkMemoryBytes;
+  config.work_memory = memory.data.get();
+  config.work_memory_bytes = memory.size;
   config.irq = &on_irq;
   config.irq_context = &npu;
   kiln_npu_device* device = nullptr;
@@ -114,6 +142,7 @@ Error plug_in(PluggedNpu& npu, const char* target) {
     return initialized;
   }
   std::strcpy(npu.target, target);
+  npu.work_memory_bytes = memory.size;
   return Error::Ok;
 }
 
@@ -185,6 +214,37 @@ Error HostVirtualNpu::invoke(const NpuInvocation& invocation, NpuCounters* count
     if (counters != nullptr) add_model_counters(device.last_counters(), counters);
   }
   return error;
+}
+
+Error HostVirtualNpu::prepare(Span<const uint32_t> command_stream, const char* target) {
+  std::lock_guard<std::mutex> lock(host_virtual_npu_mutex());
+  const char* name = target != nullptr ? target : kHostDefaultTarget;
+  vnpu::Config config;
+  if (!vnpu::config_from_target_name(name, &config)) {
+    KILN_LOG(Error, "host NPU: target '%s' is not an Ethos-U configuration Vela compiles for", name);
+    return Error::NpuConfigMismatch;
+  }
+  uint64_t needed = 0;
+  KILN_TRY(vnpu::work_memory_bytes(config, command_stream, &needed));
+  if (needed > max_work_memory_bytes_) {
+    KILN_LOG(Error, "host NPU: the program's command stream needs %llu bytes of virtual NPU work memory; "
+             "at most %zu are allowed", static_cast<unsigned long long>(needed), max_work_memory_bytes_);
+    return Error::OutOfResources;
+  }
+  if (needed <= work_memory().size) return Error::Ok;
+  // The device is made again on the grown memory at the next invocation.
+  unplug(plugged());
+  if (!grow_work_memory(static_cast<size_t>(needed))) {
+    KILN_LOG(Error, "host NPU: cannot allocate the %llu bytes of work memory the program needs",
+             static_cast<unsigned long long>(needed));
+    return Error::OutOfResources;
+  }
+  return Error::Ok;
+}
+
+size_t HostVirtualNpu::work_memory_bytes() const {
+  std::lock_guard<std::mutex> lock(host_virtual_npu_mutex());
+  return work_memory().size;
 }
 
 bool HostVirtualNpu::identity(NpuIdentity* out) const {

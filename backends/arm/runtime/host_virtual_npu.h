@@ -12,8 +12,12 @@
 // address of its own. What hardware does not show through registers (per-operation
 // records and notifications, MACs, bytes per region) comes from the device's side channel.
 //
-// One NPU, serialized: the work memory (the NPU's internal memory image and its weight
-// decode scratch, ~12 MiB) is the NPU's state, as SHRAM is on hardware, so invocations
+// The work memory (the NPU's internal memory image and its weight decode scratch) is sized
+// from the programs: each delegate's init (prepare) grows it to what its command stream
+// needs (vnpu::work_memory_bytes), up to max_work_memory_bytes(); a program that needs
+// more is refused at load with both numbers, never in the middle of an inference.
+//
+// One NPU, serialized: the work memory is the NPU's state, as SHRAM is on hardware, so invocations
 // from several threads (Python releases the GIL while executing) take turns on a mutex,
 // as they would on a real NPU. Everything per call (regions, counters) is per delegate
 // instance already (ethos_u_backend.h). Hosts only (std::mutex).
@@ -32,6 +36,9 @@ namespace kiln::ethos_u {
 
 /// The target a program without one runs on.
 constexpr char kHostDefaultTarget[] = "ethos-u55-128";
+/// The most work memory a program may ask the host's virtual NPU for (4 GiB; the largest
+/// Vela stream seen, a Wav2Letter on the Ethos-U85, needs ~72 MB).
+constexpr size_t kHostMaxWorkMemoryBytes = size_t{4} << 30;
 
 class HostVirtualNpu final : public NpuDriver {
  public:
@@ -41,6 +48,16 @@ class HostVirtualNpu final : public NpuDriver {
   /// Plugs in the program's NPU if needed, then runs the stream through the driver.
   /// NpuConfigMismatch for a target that is none of Vela's; the driver's errors.
   Error invoke(const NpuInvocation& invocation, NpuCounters* counters) override;
+  /// Grows the work memory to what the stream needs on its target (ethos-u55-128 when
+  /// null): OutOfResources above max_work_memory_bytes() or when the host cannot allocate
+  /// it; NpuConfigMismatch for a target that is none of Vela's; the stream's decode errors.
+  Error prepare(Span<const uint32_t> command_stream, const char* target) override;
+
+  /// The work memory now (it only grows).
+  size_t work_memory_bytes() const;
+  /// The most work memory prepare() grants one program (kHostMaxWorkMemoryBytes).
+  size_t max_work_memory_bytes() const { return max_work_memory_bytes_; }
+  void set_max_work_memory_bytes(size_t bytes) { max_work_memory_bytes_ = bytes; }
 
   /// Per-operation records of the next invocations (the PMU-style per-layer report): up
   /// to records.size() operations; num_records() tells how many the last invocation ran
@@ -55,6 +72,7 @@ class HostVirtualNpu final : public NpuDriver {
  private:
   Span<vnpu::OpRecord> records_;
   size_t num_records_ = 0;
+  size_t max_work_memory_bytes_ = kHostMaxWorkMemoryBytes;
 };
 
 /// Registers the EthosUBackend on the process's NPU (host_virtual_npu()). kiln-run and the

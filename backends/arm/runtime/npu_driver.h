@@ -127,6 +127,18 @@ class NpuDriver {
   /// when it was compiled for another NPU configuration).
   /// `counters` (may be null) receives what the run did.
   virtual Error invoke(const NpuInvocation& invocation, NpuCounters* counters) = 0;
+  /// Called once per delegate, at init, with its command stream (as invoke() gets it) and
+  /// target (nullptr: the program names none), before any invoke(): a driver whose NPU
+  /// needs memory sized from the program (the virtual NPU's work memory) reserves it here,
+  /// or refuses the program with OutOfResources, logging what the stream needs and what
+  /// there is, so that a program that loads never fails an inference for lack of it. An
+  /// Npu* error for a stream the NPU would refuse anyway. Default: nothing to prepare
+  /// (an Ethos-U needs no memory from the host beyond the regions).
+  virtual Error prepare(Span<const uint32_t> command_stream, const char* target) {
+    (void)command_stream;
+    (void)target;
+    return Error::Ok;
+  }
 };
 
 }  // namespace kiln::ethos_u

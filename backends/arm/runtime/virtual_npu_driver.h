@@ -18,9 +18,9 @@ namespace kiln::ethos_u {
 
 class VirtualNpuDriver final : public NpuDriver {
  public:
-  /// `work_memory` (vnpu::kRecommendedWorkMemoryBytes is enough for every model seen so
-  /// far) must outlive the driver. `default_config` is used for streams whose program
-  /// does not name its target.
+  /// `work_memory` must outlive the driver; its size bounds the programs it runs
+  /// (vnpu::work_memory_bytes() of each stream: prepare() refuses the others).
+  /// `default_config` is used for streams whose program does not name its target.
   VirtualNpuDriver(Span<uint8_t> work_memory, const vnpu::Config& default_config);
 
   const char* name() const override { return "virtual-npu"; }
@@ -31,6 +31,9 @@ class VirtualNpuDriver final : public NpuDriver {
   /// Configures a VirtualNpu for invocation.target (the default config if it is null;
   /// NpuConfigMismatch if it is not one of Vela's Ethos-U targets) and runs the stream.
   Error invoke(const NpuInvocation& invocation, NpuCounters* counters) override;
+  /// OutOfResources (logged with both sizes) when the stream needs more work memory than
+  /// the driver has; NpuConfigMismatch for a target that is none of Vela's.
+  Error prepare(Span<const uint32_t> command_stream, const char* target) override;
 
   /// Optional per-operation records of the next invocations (the PMU-style per-layer
   /// report): up to records.size() operations are recorded; num_records() tells how many
@@ -39,6 +42,8 @@ class VirtualNpuDriver final : public NpuDriver {
   size_t num_records() const { return num_records_; }
 
  private:
+  Error config_for(const char* target, vnpu::Config* config) const;
+
   Span<uint8_t> work_memory_;
   vnpu::Config default_config_;
   Span<vnpu::OpRecord> records_;

@@ -42,9 +42,20 @@ Error decode_upscale(uint32_t field, UpscaleMode* mode) {
 
 Error finish_kernel(uint32_t height_m1, uint32_t width_m1, uint32_t pad_top, uint32_t pad_left,
                     uint32_t pad_bottom, uint32_t pad_right, KernelGeometry* k) {
+  if (height_m1 > kMaxKernelExtentM1 || width_m1 > kMaxKernelExtentM1) {
+    KILN_LOG(Error, "kernel extent %u x %u: KERNEL_HEIGHT/WIDTH_M1 are 16-bit fields (at most %u)",
+             height_m1 + 1, width_m1 + 1, kMaxKernelExtentM1 + 1);
+    return Error::NpuInvalidRegister;
+  }
   if (width_m1 % k->dilation_x != 0 || height_m1 % k->dilation_y != 0) {
     KILN_LOG(Error, "kernel extent %ux%u is not a multiple of the dilation %ux%u", height_m1 + 1,
              width_m1 + 1, k->dilation_y, k->dilation_x);
+    return Error::NpuInvalidRegister;
+  }
+  if (pad_top > kMaxPadTopLeft || pad_left > kMaxPadTopLeft || pad_bottom > kMaxPadBottomRight ||
+      pad_right > kMaxPadBottomRight) {
+    KILN_LOG(Error, "padding t%u l%u b%u r%u out of range (top/left at most %u, bottom/right at most %u)",
+             pad_top, pad_left, pad_bottom, pad_right, kMaxPadTopLeft, kMaxPadBottomRight);
     return Error::NpuInvalidRegister;
   }
   k->width = width_m1 / k->dilation_x + 1u;
@@ -53,12 +64,20 @@ Error finish_kernel(uint32_t height_m1, uint32_t width_m1, uint32_t pad_top, uin
   k->pad_left = static_cast<int32_t>(pad_left);
   k->pad_bottom = static_cast<int32_t>(pad_bottom);
   k->pad_right = static_cast<int32_t>(pad_right);
-  if (k->height > 64 || k->width > 64 || pad_top > 255 || pad_left > 255 || pad_bottom > 255 ||
-      pad_right > 255) {
-    KILN_LOG(Error, "kernel %ux%u / padding t%u l%u b%u r%u out of range", k->height, k->width,
-             pad_top, pad_left, pad_bottom, pad_right);
+  return Error::Ok;
+}
+
+Error decode_kernel_stride(uint32_t p, KernelGeometry* k, bool* part_kernel_first) {
+  if ((p & kKernelStrideReservedBits) != 0) {
+    KILN_LOG(Error, "KERNEL_STRIDE 0x%04x sets reserved bits 0x%04x (strides above 4 do not exist)", p,
+             p & kKernelStrideReservedBits);
     return Error::NpuInvalidRegister;
   }
+  k->stride_x = ((p & 1u) | (((p >> 6) & 1u) << 1)) + 1u;
+  k->stride_y = (((p >> 1) & 1u) | (((p >> 9) & 1u) << 1)) + 1u;
+  *part_kernel_first = ((p >> 2) & 1u) != 0;
+  k->dilation_x = ((p >> 3) & 1u) + 1u;
+  k->dilation_y = ((p >> 4) & 1u) + 1u;
   return Error::Ok;
 }
 

@@ -22,6 +22,7 @@ class ScratchArena final {
     const size_t start = (used_ + 15) & ~static_cast<size_t>(15);
     if (start > top_ || count > (top_ - start) / sizeof(T)) return nullptr;
     used_ = start + count * sizeof(T);
+    note_peak();
     return reinterpret_cast<T*>(memory_.data() + start);
   }
   /// `count` objects of T from the top, kept across reset(), or nullptr.
@@ -31,6 +32,7 @@ class ScratchArena final {
     const size_t start = (top_ - count * sizeof(T)) & ~static_cast<size_t>(15);
     if (start < used_) return nullptr;
     top_ = start;
+    note_peak();
     return reinterpret_cast<T*>(memory_.data() + start);
   }
   void reset() { used_ = 0; }
@@ -40,11 +42,19 @@ class ScratchArena final {
   void release(size_t mark) { used_ = mark; }
   size_t free_bytes() const { return used_ >= top_ ? 0 : top_ - used_; }
   size_t capacity() const { return memory_.size(); }
+  /// The most the arena has held at once (both ends), since it was made.
+  size_t peak_bytes() const { return peak_; }
 
  private:
+  void note_peak() {
+    const size_t held = used_ + (memory_.size() - top_);
+    if (held > peak_) peak_ = held;
+  }
+
   Span<uint8_t> memory_;
   size_t used_ = 0;
   size_t top_;
+  size_t peak_ = 0;
 };
 
 }  // namespace kiln::vnpu

@@ -9,6 +9,7 @@
 #include "backends/arm/vnpu/commands.h"
 #include "backends/arm/vnpu/operation_observer.h"
 #include "backends/arm/vnpu/ops/op_context.h"
+#include "backends/arm/vnpu/ops/scratch_bound.h"
 #include "backends/arm/vnpu/register_file.h"
 #include "backends/arm/vnpu/scratch_arena.h"
 #include "runtime/platform/log.h"
@@ -30,6 +31,9 @@ struct RunState {
   NpuState npu;
   OperationObserver* observer = nullptr;
   StreamEnd end;
+  /// Sizing (work_memory_bytes): what the chain keeps so far, the most scratch seen.
+  uint64_t kept_bytes = 0;
+  uint64_t peak_bytes = 0;
 };
 
 struct RunContext {
@@ -39,7 +43,29 @@ struct RunContext {
   Span<uint8_t> internal;
   ScratchArena& scratch;
   RunState& st;
+  /// Size the operations instead of running them (work_memory_bytes).
+  bool sizing = false;
 };
+
+// Sizing: what the operation would take from the scratch, on top of what the chain keeps
+// (released under the same condition as in run_operation).
+void size_operation(RunState& st, const OpDesc& op, bool is_dma) {
+  if (!is_dma && op.ifm.storage != FmStorage::Chained && op.ifm2.storage != FmStorage::Chained &&
+      op.acc_source != AccSource::Keep) {
+    st.kept_bytes = 0;
+  }
+  const ScratchBound b = scratch_bound(op);
+  // Saturating: a bound past 2^64 stays too large to grant.
+  const auto add = [](uint64_t a, uint64_t c) { return a > UINT64_MAX - c ? UINT64_MAX : a + c; };
+  const uint64_t held = add(add(st.kept_bytes, b.operation), b.kept);
+  if (held > st.peak_bytes) st.peak_bytes = held;
+  st.kept_bytes = add(st.kept_bytes, b.kept);
+  if (is_dma) {
+    ++st.counters.dma_transfers;
+  } else {
+    ++st.counters.operations;
+  }
+}
 
 // Runs one operation: decode, release the NPU's kept state if the op does not use it,
 // dispatch, count.
@@ -57,6 +83,10 @@ Error run_operation(RunContext& rc, uint32_t index, uint32_t code, uint16_t para
     KILN_LOG(Error, "command %u: %s (param 0x%04x) has invalid registers: %s", index, rc.arch.cmd0_name(code),
              param, error_name(err));
     return err;
+  }
+  if (rc.sizing) {
+    size_operation(st, op, is_dma);
+    return Error::Ok;
   }
   rc.scratch.reset();
   if (!is_dma && op.ifm.storage != FmStorage::Chained && op.ifm2.storage != FmStorage::Chained &&
@@ -141,7 +171,7 @@ Error run_commands(RunContext& rc, Span<const uint32_t> words) {
       // NPU_OP_BRANCH: parameter bit 0 = take it only if the last operation's result flag
       // is set; payload = target byte offset in this command stream.
       const bool conditional = (param & 1u) != 0;
-      if (conditional && !st.npu.condition) {
+      if (rc.sizing || (conditional && !st.npu.condition)) {
         i += 2;
         continue;
       }
@@ -289,6 +319,29 @@ bool config_from_target_name(const char* name, Config* config) {
   return false;
 }
 
+Error work_memory_bytes(const Config& config, Span<const uint32_t> stream, uint64_t* bytes) {
+  *bytes = 0;
+  if (config.cores < 1 || config.cores > 4 || config.macs < 1) {
+    KILN_LOG(Error, "NPU configuration with %d MACs on %d cores does not exist", config.macs, config.cores);
+    return Error::NpuConfigMismatch;
+  }
+  // Nothing is read or written: the internal memory and the scratch are never touched.
+  ScratchArena no_scratch(Span<uint8_t>(nullptr, 0));
+  RunState st;
+  const ArchLayer& arch = arch_layer(config.arch);
+  const uint32_t default_bytes = arch.default_internal_bytes(config);
+  st.internal_bytes =
+      default_bytes <= kInternalMemoryBytes ? default_bytes : static_cast<uint32_t>(kInternalMemoryBytes);
+  st.work_left = config.max_macs;
+  RunContext rc{arch, config, Span<const Region>(), Span<uint8_t>(nullptr, kInternalMemoryBytes), no_scratch, st,
+                /*sizing=*/true};
+  const Error err =
+      !stream.empty() && stream[0] == kCop1Magic ? run_driver_payload(rc, stream) : run_commands(rc, stream);
+  if (err != Error::Ok) return err;
+  *bytes = st.peak_bytes > UINT64_MAX - kInternalMemoryBytes ? UINT64_MAX : kInternalMemoryBytes + st.peak_bytes;
+  return Error::Ok;
+}
+
 VirtualNpu::VirtualNpu(const Config& config, Span<uint8_t> work_memory)
     : config_(config), work_memory_(work_memory) {}
 
@@ -336,6 +389,7 @@ Error VirtualNpu::run_stream(StreamKind kind, Span<const uint32_t> stream, Span<
   } else {
     err = run_commands(rc, stream);
   }
+  st.counters.work_memory_used = kInternalMemoryBytes + scratch.peak_bytes();
   if (counters != nullptr) *counters = st.counters;
   if (num_records != nullptr) *num_records = st.num_records;
   if (end != nullptr) *end = st.end;

@@ -130,6 +130,9 @@ struct Counters {
   /// Bytes read / written per region index; index kMaxRegions counts internal memory (SHRAM).
   uint64_t bytes_read[kMaxRegions + 1] = {};
   uint64_t bytes_written[kMaxRegions + 1] = {};
+  /// Work memory the run used at most: the internal memory and the scratch's high-water
+  /// mark (never more than work_memory_bytes() says the stream needs).
+  uint64_t work_memory_used = 0;
 };
 
 /// How a register command stream ended, for a device that shows it in its registers
@@ -146,13 +149,21 @@ struct StreamEnd {
 
 /// Bytes of internal memory (SHRAM image) kept at the start of the work memory.
 constexpr size_t kInternalMemoryBytes = 96 * 1024;
-/// Work memory that is enough for every Vela stream seen so far (internal memory + the
-/// decoded weights of the largest OFM block). A smaller buffer works for small models; a
-/// stream that needs more fails with OutOfResources and says how much it needed.
-// 12 MiB of decode scratch: an operation's weights are decoded whole (stream order, then
-// dense int16), so mv2's delegated 1280x1000 classifier needs 2 x 2.56 MB. Decoding per OFM
-// block would bound this by the block instead (needed before this runs on a Cortex-M).
+/// A work memory that is enough for small and medium models (MobileNetV2's delegated
+/// 1280x1000 classifier decodes into 2 x 2.56 MB). It is a default, not a limit: size the
+/// work memory of a given program with work_memory_bytes() (an operation's weights are
+/// decoded whole, stream order then dense int16, so a 2000x250x32 convolution needs
+/// ~72 MB); a stream that needs more than it is given fails with OutOfResources.
 constexpr size_t kRecommendedWorkMemoryBytes = kInternalMemoryBytes + 12 * 1024 * 1024;
+
+/// The work memory VirtualNpu::run() needs for `stream` (a COP1 payload or bare register
+/// commands) on `config`: the internal memory plus the most scratch any operation asks
+/// for, with the buffers an Ethos-U85 chain keeps. Worked out from the registers alone
+/// (no region is read, nothing runs; branches are not followed, so every operation is
+/// counted once), in time linear in the commands and the weights. An upper bound of what
+/// run() uses. Named errors for a stream whose registers the NPU refuses
+/// (NpuInvalidRegister, NpuUnknownCommand, NpuConfigMismatch, ...), as run() would.
+Error work_memory_bytes(const Config& config, Span<const uint32_t> stream, uint64_t* bytes);
 
 class OperationObserver;
 

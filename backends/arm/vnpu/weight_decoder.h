@@ -17,6 +17,10 @@
 
 namespace kiln::vnpu {
 
+/// Work memory decode_weight_stream() takes from the arena at most (one slice at a time:
+/// up to 2^15 weight indices and 2^15 + 1 zero runs of 32 bits, with alignment).
+constexpr size_t kWeightSliceScratchBytes = (32768u + 32769u) * 4u + 32u;
+
 /// Decodes `stream` into `out` (9-bit signed weights). Stops at the end of the stream or when
 /// `out` is full; `*count` receives the number of weights written. Slice scratch comes from
 /// `arena`. NpuWeightStreamInvalid on a malformed or truncated stream.

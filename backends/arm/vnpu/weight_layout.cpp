@@ -58,6 +58,17 @@ Error decode_stream(OpContext& ctx, Span<const uint8_t> bytes, bool fast, Span<i
 
 }  // namespace
 
+uint64_t decoded_weight_slots(const WeightDesc& d, const WeightShape& l) {
+  const uint32_t cores = d.cores < 1 ? 1u : (d.cores > 4 ? 4u : d.cores);
+  uint64_t total = 0, longest = 0;
+  for (uint32_t s = 0; s < cores; ++s) {
+    const uint64_t n = count_slots(d, l, s);
+    total += n;
+    if (n > longest) longest = n;
+  }
+  return d.fast && cores > 1 ? total : longest;
+}
+
 Error load_dense_weights(OpContext& ctx, const WeightShape& l, const int16_t** dense) {
   const WeightDesc& d = ctx.op.weights;
   const uint32_t cores = d.cores < 1 ? 1u : (d.cores > 4 ? 4u : d.cores);

@@ -27,4 +27,9 @@ struct WeightShape {
 /// that is malformed or too short, NpuRegionOutOfBounds for one outside its region.
 Error load_dense_weights(OpContext& ctx, const WeightShape& shape, const int16_t** dense);
 
+/// The int16 slots load_dense_weights() decodes the streams into besides the dense
+/// weights (the longest stream, or all of them when the fast format interleaves cores):
+/// from the registers alone, for sizing the work memory.
+uint64_t decoded_weight_slots(const WeightDesc& desc, const WeightShape& shape);
+
 }  // namespace kiln::vnpu

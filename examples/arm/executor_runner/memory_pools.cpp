@@ -33,6 +33,19 @@ extern "C" const char* const kiln_embedded_npu_target = KILN_MANIFEST_NPU_TARGET
 /// Vela's cycle estimate of one run of the program's NPU work (0: unknown).
 extern "C" const uint64_t kiln_embedded_vela_npu_cycles = KILN_MANIFEST_VELA_NPU_CYCLES;
 
+// The virtual NPU's work memory for the board's device model (platform/npu_device_model.cpp):
+// the manifest's pool, as much as the program's largest Ethos-U stream needs (its fit is
+// checked against the board at build time); none for a program without one.
+#ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
+alignas(16) __attribute__((section(KILN_MANIFEST_NPU_WORK_MEMORY_SECTION)))
+static uint8_t g_npu_work_memory[KILN_MANIFEST_NPU_WORK_MEMORY_BYTES];
+extern "C" uint8_t* const kiln_embedded_npu_work_memory = g_npu_work_memory;
+extern "C" const size_t kiln_embedded_npu_work_memory_bytes = KILN_MANIFEST_NPU_WORK_MEMORY_BYTES;
+#else
+extern "C" uint8_t* const kiln_embedded_npu_work_memory = nullptr;
+extern "C" const size_t kiln_embedded_npu_work_memory_bytes = 0;
+#endif
+
 namespace kiln::firmware {
 namespace {
 
@@ -84,6 +97,12 @@ const FirmwarePools& firmware_pools() {
       KILN_MANIFEST_NUM_PLANNED_BUFFERS,
       {g_temp_pool, KILN_MANIFEST_TEMP_ALLOCATOR_BYTES, placement_of(KILN_MANIFEST_TEMP_ALLOCATOR_SECTION)},
       KILN_MANIFEST_NPU_SCRATCH_BYTES,
+#ifdef KILN_MANIFEST_NPU_WORK_MEMORY_BYTES
+      {kiln_embedded_npu_work_memory, kiln_embedded_npu_work_memory_bytes,
+       placement_of(KILN_MANIFEST_NPU_WORK_MEMORY_SECTION)},
+#else
+      {nullptr, 0, "DDR"},
+#endif
   };
   return pools;
 }

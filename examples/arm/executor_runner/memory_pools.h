@@ -31,6 +31,9 @@ struct FirmwarePools {
   /// Bytes of NPU scratch the Ethos-U delegates take from the method allocator
   /// (already inside method_allocator.size).
   size_t npu_scratch_bytes;
+  /// The virtual NPU's work memory, as much as the program's largest Ethos-U stream needs
+  /// ({nullptr, 0} for a program without one).
+  Pool npu_work_memory;
 };
 
 const FirmwarePools& firmware_pools();

@@ -18,6 +18,8 @@
 #include "examples/arm/platform/register_trap.h"
 
 extern "C" const char* const kiln_embedded_npu_target;
+extern "C" uint8_t* const kiln_embedded_npu_work_memory;
+extern "C" const size_t kiln_embedded_npu_work_memory_bytes;
 
 namespace {
 
@@ -28,10 +30,6 @@ volatile uint32_t& nvic_word(uintptr_t bank, uint32_t irq) {
   return reinterpret_cast<volatile uint32_t*>(bank)[irq / 32];
 }
 
-// The virtual NPU's internal memory and weight-decode scratch: megabytes, so in DDR
-// (the DTCM that holds .bss has 512 KiB).
-alignas(16) __attribute__((section(".bss.kiln_ddr.vnpu_work")))
-uint8_t g_work[kiln::vnpu::kRecommendedWorkMemoryBytes];
 alignas(16) uint8_t g_storage[4096];
 kiln_npu_device* g_device = nullptr;
 
@@ -79,8 +77,10 @@ extern "C" int board_npu_start(void) {
   config.target = kiln_embedded_npu_target;
   config.memory = kMemory;
   config.num_memory = sizeof(kMemory) / sizeof(kMemory[0]);
-  config.work_memory = g_work;
-  config.work_memory_bytes = sizeof(g_work);
+  // The virtual NPU's internal memory and weight-decode scratch: the memory manifest's pool,
+  // sized from the program's largest Ethos-U stream (executor_runner/memory_pools.cpp).
+  config.work_memory = kiln_embedded_npu_work_memory;
+  config.work_memory_bytes = kiln_embedded_npu_work_memory_bytes;
   config.irq = &on_irq;
   kiln_npu_device* device = nullptr;
   if (kiln_npu_device_create(g_storage, sizeof(g_storage), &config, &device) != KILN_NPU_DEVICE_OK) {

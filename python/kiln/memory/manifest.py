@@ -20,7 +20,13 @@ implementation of its rules:
   depends on shapes, not values);
 * NPU scratch: the ``scratch_size`` of every Ethos-U delegate payload. The delegate
   takes its scratch arena from the method allocator, so it is already counted there;
-  it is listed for the reader.
+  it is listed for the reader;
+* the virtual NPU's work memory (pool ``npu_work_memory``, programs with Ethos-U
+  delegates): the most any delegate's command stream needs on its target, as the
+  runtime's virtual NPU works it out (``vnpu_work_memory_bytes``: its internal memory and
+  the largest operation's decode scratch). The firmware's virtual NPU gets exactly this
+  much, so a program whose NPU streams do not fit the board fails the firmware build with
+  both sizes, not its first inference.
 
 Placement is greedy in order of access frequency: the method allocator, the temp
 allocator, then the planned buffers go to SRAM while they fit the board's SRAM budget;
@@ -96,6 +102,8 @@ class Manifest:
     #: Bytes of NPU scratch inside the method allocator (0 without Ethos-U delegates).
     npu_scratch_bytes: int = 0
     num_delegates: int = 0
+    #: Bytes of virtual NPU work memory the program's Ethos-U streams need (0: none).
+    npu_work_memory_bytes: int = 0
     #: The Ethos-U configuration the program's delegates were compiled for ("" without
     #: them, or when its .debug.json is not beside it).
     npu_target: str = ""
@@ -127,6 +135,7 @@ class Manifest:
             ],
             "npu_scratch": {"bytes": self.npu_scratch_bytes, "delegates": self.num_delegates,
                             "included_in": "method_allocator"},
+            "npu_work_memory": {"bytes": self.npu_work_memory_bytes},
             "npu": {"target": self.npu_target, "vela_npu_cycles": self.vela_npu_cycles},
             "totals": {"SRAM": self.total("SRAM"), "DDR": self.total("DDR")},
         }
@@ -168,13 +177,44 @@ def ethos_u_scratch_bytes(payload: bytes) -> int:
     return 0
 
 
-def _npu_scratch(program_bytes: bytes, method: str) -> tuple[int, int]:
-    """(scratch bytes summed over the method's Ethos-U delegates, number of delegates)."""
+def ethos_u_command_stream(payload: bytes) -> bytes:
+    """The ``cmd_data`` block (the COP1 command stream) of an Ethos-U delegate payload."""
+    offset = 0
+    while offset + _BLOCK_HEADER <= len(payload):
+        name = payload[offset : offset + 16].split(b"\0", 1)[0].decode("ascii", "replace")
+        (length,) = struct.unpack_from("<I", payload, offset + 16)
+        data = offset + _BLOCK_HEADER
+        if name == "cmd_data":
+            return payload[data : data + length]
+        if name == "vela_end_stream":
+            break
+        offset = data + (length + _BLOCK_ALIGN - 1) // _BLOCK_ALIGN * _BLOCK_ALIGN
+    return b""
+
+
+#: The target of an Ethos-U delegate whose compile specs name none (as the runtime's).
+_DEFAULT_NPU_TARGET = "ethos-u55-128"
+
+
+def _npu_work_memory(blob: bytes, specs: dict[str, bytes]) -> int:
+    """The virtual NPU work memory one Ethos-U delegate's stream needs on its target."""
+    from kiln import _runtime
+
+    stream = ethos_u_command_stream(blob)
+    if not stream:
+        return 0
+    target = specs.get("target", b"").split(b"\0", 1)[0].decode("ascii", "replace") or _DEFAULT_NPU_TARGET
+    return int(_runtime.vnpu_work_memory_bytes(stream, target))
+
+
+def _npu_scratch(program_bytes: bytes, method: str) -> tuple[int, int, int]:
+    """(scratch bytes summed over the method's Ethos-U delegates, number of delegates, the
+    most virtual NPU work memory one of them needs)."""
     from kiln.serialize import read_pte
     from kiln.serialize import program_generated as pte
 
     program, segments = read_pte(program_bytes)
-    total, count = 0, 0
+    total, count, work = 0, 0, 0
     for plan in program.executionPlan or []:
         name = plan.name.decode() if isinstance(plan.name, bytes) else plan.name
         if name != method:
@@ -190,7 +230,12 @@ def _npu_scratch(program_bytes: bytes, method: str) -> tuple[int, int]:
             else:
                 blob = bytes(bytearray(program.backendDelegateData[ref.index].data))
             total += ethos_u_scratch_bytes(blob)
-    return total, count
+            specs = {}
+            for spec in delegate.compileSpecs or []:
+                key = spec.key.decode() if isinstance(spec.key, bytes) else spec.key
+                specs[key] = bytes(bytearray(spec.value)) if spec.value is not None else b""
+            work = max(work, _npu_work_memory(blob, specs))
+    return total, count, work
 
 
 # ---- measuring with the runtime ----
@@ -245,11 +290,11 @@ def build_manifest(program_path: str | Path, method: str = "forward",
     loaded = program.load_method(method)
     loaded.execute(_example_inputs(meta, inputs))
     temp_peak = int(loaded.meta.temp_allocator_peak or 0)
-    scratch, delegates = _npu_scratch(data, method)
+    scratch, delegates, work = _npu_scratch(data, method)
 
     manifest = Manifest(program=path.name, program_bytes=len(data),
                         program_sha256=hashlib.sha256(data).hexdigest(), method=method, board=board,
-                        npu_scratch_bytes=scratch, num_delegates=delegates)
+                        npu_scratch_bytes=scratch, num_delegates=delegates, npu_work_memory_bytes=work)
     manifest.npu_target, manifest.vela_npu_cycles = _npu_facts(path, method)
     manifest.pools.append(Pool(
         "method_allocator", meta.method_allocator_size,
@@ -258,6 +303,11 @@ def build_manifest(program_path: str | Path, method: str = "forward",
     manifest.pools.append(Pool("temp_allocator", temp_peak, note="peak of one run on the host"))
     for i, size in enumerate(meta.planned_buffer_sizes):
         manifest.pools.append(Pool(f"planned_buffer_{i}", int(size), memory_id=i + 1))
+    if work:
+        # Last: SRAM goes to the pools the CPU touches on every kernel first.
+        manifest.pools.append(Pool("npu_work_memory", work,
+                                   note="the virtual NPU's internal memory and decode scratch for the "
+                                        "largest delegate stream (vnpu_work_memory_bytes)"))
     _place(manifest.pools, board)
     return manifest
 
@@ -296,6 +346,15 @@ def _memory_header(manifest: Manifest, stem: str) -> str:
         "// firmware prints it next to the NPU's PMU counters; 0 when unknown).",
         f'#define KILN_MANIFEST_NPU_TARGET "{manifest.npu_target}"',
         f"#define KILN_MANIFEST_VELA_NPU_CYCLES {manifest.vela_npu_cycles}ull",
+    ]
+    if manifest.npu_work_memory_bytes:
+        work = manifest.pool("npu_work_memory")
+        lines += [
+            "// The virtual NPU's work memory: what the program's largest Ethos-U stream needs.",
+            f"#define KILN_MANIFEST_NPU_WORK_MEMORY_BYTES {work.bytes}",
+            f"#define KILN_MANIFEST_NPU_WORK_MEMORY_SECTION {section(work)}",
+        ]
+    lines += [
         f"// Totals per placement, each pool padded to {POOL_ALIGNMENT} bytes.",
         f"#define KILN_MANIFEST_SRAM_BYTES {manifest.total('SRAM')}",
         f"#define KILN_MANIFEST_DDR_BYTES {manifest.total('DDR')}",

@@ -55,6 +55,25 @@ class PythonObserver final : public vnpu::OperationObserver {
   bool failed_ = false;
 };
 
+void err_or_raise(Error err, const std::string& what) {
+  if (err != Error::Ok) raise(err, what);
+}
+
+// The work memory the virtual NPU needs for a command stream on `target`.
+uint64_t work_memory_bytes(nb::bytes command_stream, const std::string& target) {
+  vnpu::Config config;
+  if (!vnpu::config_from_target_name(target.c_str(), &config)) {
+    throw nb::value_error(("unknown Ethos-U configuration '" + target + "'").c_str());
+  }
+  if (command_stream.size() % 4 != 0) throw nb::value_error("command_stream length is not a multiple of 4 bytes");
+  std::vector<uint32_t> words(command_stream.size() / 4);
+  std::memcpy(words.data(), command_stream.c_str(), command_stream.size());
+  uint64_t bytes = 0;
+  err_or_raise(vnpu::work_memory_bytes(config, Span<const uint32_t>(words.data(), words.size()), &bytes),
+               "sizing the work memory of a command stream for the virtual " + target);
+  return bytes;
+}
+
 nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string& arch, int macs,
                   uint64_t max_operations, uint64_t max_macs, nb::object observer) {
   vnpu::Config config;
@@ -82,7 +101,11 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
     nb::bytearray array = nb::borrow<nb::bytearray>(item);
     bound[i] = vnpu::Region{reinterpret_cast<uint8_t*>(array.data()), array.size()};
   }
-  std::vector<uint8_t> work(vnpu::kRecommendedWorkMemoryBytes);
+  // Sized from the stream: what its largest operation needs, not a fixed default.
+  uint64_t work_bytes = 0;
+  err_or_raise(vnpu::work_memory_bytes(config, Span<const uint32_t>(words.data(), words.size()), &work_bytes),
+               "sizing the work memory of a command stream for the virtual " + target);
+  std::vector<uint8_t> work(static_cast<size_t>(work_bytes));
   std::vector<vnpu::OpRecord> records(4096);
   vnpu::VirtualNpu npu(config, Span<uint8_t>(work.data(), work.size()));
   PythonObserver python_observer(observer);
@@ -100,6 +123,8 @@ nb::dict run_vela(nb::bytes command_stream, nb::list regions, const std::string&
   if (err != Error::Ok) raise(err, "running a command stream on the virtual " + target);
   nb::dict out = npu_counters_to_dict(counters, vnpu::kMaxRegions + 1);
   out["branches"] = counters.branches;
+  out["work_memory_used"] = counters.work_memory_used;
+  out["work_memory_bytes"] = work_bytes;
   out["ops"] = npu_op_records_to_list(records.data(), num_records < records.size() ? num_records : records.size());
   return out;
 }
@@ -156,10 +181,15 @@ void register_vnpu_bindings(nb::module_& m) {
         "Runs a Vela command stream (COP1 payload or bare commands) on the virtual Ethos-U. "
         "regions[i] is region i (bytearray, written in place, or None). arch is 'ethos-u55', "
         "'ethos-u65' or 'ethos-u85'. Returns the counters: operations, dma_transfers, macs, element_ops, "
-        "commands, chained_operations, branches, bytes_read/bytes_written per region (index 8 = internal memory), ops "
+        "commands, chained_operations, branches, bytes_read/bytes_written per region (index 8 = internal memory), "
+        "work_memory_bytes (what the stream was given: vnpu_work_memory_bytes) and work_memory_used, ops "
         "(one dict per operation). observer(index, op, ofm), if given, is called after every "
         "operation with its output (bytes of the dense NHWC OFM, height, width, depth, element "
         "size, signed) or None. Raises KilnRuntimeError with the NPU's reason.");
+  m.def("vnpu_work_memory_bytes", &work_memory_bytes, nb::arg("command_stream"), nb::arg("target"),
+        "Bytes of work memory the virtual Ethos-U needs to run a Vela command stream (COP1 payload or "
+        "bare commands) on target ('ethos-u85-256', ...): its internal memory and the largest operation's "
+        "decode scratch. Raises KilnRuntimeError for a stream the NPU refuses.");
   m.def("vnpu_decode_weights", &decode_weights, nb::arg("stream"), nb::arg("max_weights"),
         "Decodes an Ethos-U compressed weight stream (at most max_weights values).");
   m.def("vnpu_decode_fast_weights", &decode_fast_weights, nb::arg("stream"), nb::arg("count"),

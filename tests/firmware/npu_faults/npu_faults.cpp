@@ -16,6 +16,7 @@
 #include "backends/arm/runtime/npu_identity.h"
 #include "backends/arm/runtime/npu_memory_config.h"
 #include "backends/arm/runtime/npu_register_port.h"
+#include "backends/arm/vnpu/virtual_npu.h"
 #include "examples/arm/platform/board.h"
 #include "examples/arm/platform/board_npu.h"
 #include "examples/arm/platform/npu_device_model.h"
@@ -29,6 +30,12 @@ extern "C" const char* const kiln_embedded_npu_target = "ethos-u85-256";
 #else
 extern "C" const char* const kiln_embedded_npu_target = "ethos-u55-128";
 #endif
+// The device model's work memory (a firmware that kiln_add_firmware builds gets its pool from
+// the program's memory manifest): the internal memory and room for these DMA streams.
+alignas(16) __attribute__((section(".bss.kiln_ddr.vnpu_work")))
+static uint8_t g_npu_work_memory[kiln::vnpu::kInternalMemoryBytes + 64 * 1024];
+extern "C" uint8_t* const kiln_embedded_npu_work_memory = g_npu_work_memory;
+extern "C" const size_t kiln_embedded_npu_work_memory_bytes = sizeof(g_npu_work_memory);
 
 namespace {
 

@@ -1,5 +1,6 @@
 #include "backends/arm/vnpu/ops/conv_common.h"
 
+#include "backends/arm/vnpu/ops/wrapping.h"
 #include "backends/arm/vnpu/weight_layout.h"
 #include "runtime/platform/log.h"
 
@@ -57,8 +58,11 @@ Error setup_conv(OpContext& ctx, bool depthwise, ConvSetup* s) {
   if (err != Error::Ok) return err;
   s->ifm_zp = op.ifm.zero_point;
 
-  const uint64_t macs = uint64_t{s->ofm_height} * s->ofm_width * s->ofm_depth * s->k.height * s->k.width *
-                        (depthwise ? 1u : s->ifm_depth);
+  // Saturating: the work limit then stops an operation whose count passes 2^64 (and with
+  // it every weight count below, which the MACs bound).
+  const uint64_t pixels = saturating_mul(uint64_t{s->ofm_height} * s->ofm_width, s->ofm_depth);
+  const uint64_t taps = saturating_mul(uint64_t{s->k.height} * s->k.width, depthwise ? 1u : s->ifm_depth);
+  const uint64_t macs = saturating_mul(pixels, taps);
   err = charge_work(ctx, macs, depthwise ? "NPU_OP_DEPTHWISE" : "NPU_OP_CONV");
   if (err != Error::Ok) return err;
   err = read_channel_scales(ctx, s->ofm_depth, &s->scales);

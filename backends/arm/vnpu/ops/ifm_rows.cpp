@@ -15,7 +15,8 @@ Error IfmRows::init(OpContext& ctx, const ConvSetup& s) {
   row_elems_ = size_t{padded_width_} * depth_;
   ring_ = ctx.scratch.allocate<int16_t>(row_elems_ * (span_ + 1));
   slot_row_ = ctx.scratch.allocate<int32_t>(span_);
-  if (ring_ == nullptr || slot_row_ == nullptr) {
+  rows_ = ctx.scratch.allocate<const int16_t*>(s.k.height);
+  if (ring_ == nullptr || slot_row_ == nullptr || rows_ == nullptr) {
     KILN_LOG(Error, "work memory too small for %u IFM rows of %u x %u (%zu bytes free)",
              span_ + 1, padded_width_, depth_, ctx.scratch.free_bytes());
     return Error::OutOfResources;

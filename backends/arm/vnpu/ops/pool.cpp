@@ -65,8 +65,9 @@ Error run_pool(OpContext& ctx) {
                            static_cast<uint32_t>((win.w + win.up - 1) / win.up), ifm_depth, &ifm);
     if (err != Error::Ok) return err;
   }
-  const uint64_t work = uint64_t{oh} * ow * od * (reads_ifm ? uint64_t{k.height} * k.width : 1u) *
-                        (mode == PoolOp::ReduceSum ? ifm_depth : 1u);
+  const uint64_t taps = reads_ifm ? uint64_t{k.height} * k.width : 1u;
+  const uint64_t work = saturating_mul(saturating_mul(uint64_t{oh} * ow * od, taps),
+                                      mode == PoolOp::ReduceSum ? ifm_depth : 1u);
   Error err = charge_work(ctx, work, "NPU_OP_POOL");
   if (err != Error::Ok) return err;
   ChannelScales scales;

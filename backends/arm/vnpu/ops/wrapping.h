@@ -19,4 +19,11 @@ inline int64_t wrapping_mul(int64_t a, int64_t b) {
 }
 inline int64_t wrapping_neg(int64_t a) { return static_cast<int64_t>(0u - static_cast<uint64_t>(a)); }
 
+/// a * b, or UINT64_MAX when that does not fit: for counts (work, elements, bytes) from
+/// 16-bit register fields, whose products can pass 2^64 (six fields of 2^16).
+inline uint64_t saturating_mul(uint64_t a, uint64_t b) {
+  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+  return a * b;
+}
+
 }  // namespace kiln::vnpu

@@ -80,14 +80,9 @@ RoundMode rounding(uint32_t field) {
 }
 
 Error decode_kernel(const Regs& r, KernelGeometry* k, bool* part_kernel_first) {
-  const uint32_t p = r.get(Cmd0::KernelStride);
-  // bit 0/1: stride x/y - 1 (low bit), bits 6-8 / 9-11: the high bits; bit 2 weight order;
-  // bits 3/4: dilation x/y - 1.
-  k->stride_x = ((p & 1u) | (((p >> 6) & 7u) << 1)) + 1u;
-  k->stride_y = (((p >> 1) & 1u) | (((p >> 9) & 7u) << 1)) + 1u;
-  *part_kernel_first = ((p >> 2) & 1u) != 0;
-  k->dilation_x = ((p >> 3) & 1u) + 1u;
-  k->dilation_y = ((p >> 4) & 1u) + 1u;
+  // Bit 5 (decomposition) is the Ethos-U85's; Vela leaves it 0 here.
+  Error err = decode_kernel_stride(r.get(Cmd0::KernelStride), k, part_kernel_first);
+  if (err != Error::Ok) return err;
   return finish_kernel(r.get(Cmd0::KernelHeightM1), r.get(Cmd0::KernelWidthM1), r.get(Cmd0::IfmPadTop),
                        r.get(Cmd0::IfmPadLeft), r.get(Cmd0::IfmPadBottom), r.get(Cmd0::IfmPadRight), k);
 }

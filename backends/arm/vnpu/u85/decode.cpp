@@ -156,13 +156,9 @@ Error microblock_depth(uint32_t macs, uint32_t field, uint32_t* depth) {
 
 Error decode_kernel(const Regs& r, KernelGeometry* k, bool* part_kernel_first) {
   const uint32_t p = r.get(Cmd0::KernelStride);
-  // bits 0/1 stride x/y - 1 (low bit), 6/9 the high bit; 2 weight order; 3/4 dilation;
-  // 5 decomposition (8x8 or 4x4 sub-kernels).
-  k->stride_x = ((p & 1u) | (((p >> 6) & 1u) << 1)) + 1u;
-  k->stride_y = (((p >> 1) & 1u) | (((p >> 9) & 1u) << 1)) + 1u;
-  *part_kernel_first = ((p >> 2) & 1u) != 0;
-  k->dilation_x = ((p >> 3) & 1u) + 1u;
-  k->dilation_y = ((p >> 4) & 1u) + 1u;
+  Error err = decode_kernel_stride(p, k, part_kernel_first);
+  if (err != Error::Ok) return err;
+  // Bit 5: decomposition into 8x8 (0) or 4x4 (1) sub-kernels.
   if (((p >> 5) & 1u) != 0) {
     KILN_LOG(Error, "4x4 kernel decomposition is not modelled (Vela emits 8x8)");
     return Error::NpuInvalidRegister;

@@ -51,6 +51,9 @@ class DelegateReport:
     flash_bytes: Optional[int] = None  # read-only data: weights + command stream
     command_stream_bytes: Optional[int] = None
     weight_bytes: Optional[int] = None
+    # Kiln's virtual NPU work memory for the stream (internal memory + the largest
+    # operation's decode scratch); None when Kiln's runtime extension is not built
+    npu_work_memory_bytes: Optional[int] = None
     blob_bytes: int = 0
     transpose_bytes: int = 0  # NCHW <-> NHWC bytes the CPU permutes at the boundary
     boundary: list[str] = field(default_factory=list)  # one line per boundary tensor
@@ -80,6 +83,21 @@ def _fill_vela_figures(report: DelegateReport, vela: Any) -> None:
     report.command_stream_bytes = len(vela.command_stream)
     report.weight_bytes = len(vela.weights)
     report.flash_bytes = int(vela.flash_bytes)
+    report.npu_work_memory_bytes = _work_memory_bytes(vela.command_stream, report.target)
+
+
+def _work_memory_bytes(command_stream: bytes, target: str) -> Optional[int]:
+    """What the virtual NPU needs to run the stream (known now, not at the first inference:
+    the runtime sizes the NPU's memory with the same number when the program loads)."""
+    from kiln.backends.arm.vnpu import work_memory_bytes
+
+    try:
+        return work_memory_bytes(command_stream, target)
+    except ImportError:
+        return None
+    except KilnError as error:  # the program may still run on an NPU; Kiln's cannot run it
+        logger.warning("the virtual NPU refuses the %s stream: %s", target, error)
+        return None
 
 
 def _boundary_lines(tosa: Any) -> list[str]:

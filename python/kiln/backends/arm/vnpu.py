@@ -172,6 +172,16 @@ class VnpuRun:
     counters: dict[str, Any]
 
 
+def work_memory_bytes(command_stream: bytes, target: str) -> int:
+    """Bytes of work memory the virtual NPU needs for ``command_stream`` (a COP1 payload) on
+    ``target`` ("ethos-u85-256"): its internal memory and the largest operation's decode
+    scratch, from the registers alone. Raises ImportError without Kiln's runtime extension
+    and KilnRuntimeError for a stream the NPU refuses."""
+    from kiln import _runtime
+
+    return int(_runtime.vnpu_work_memory_bytes(command_stream, target))
+
+
 def run_raw_with_counters(
     vela: Any, inputs: list[np.ndarray], arch: str | None = None, macs: int | None = None,
     observer: Any = None,

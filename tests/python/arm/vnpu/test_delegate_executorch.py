@@ -7,7 +7,9 @@ dequantized output of the TOSA reference model on the TOSA graph ExecuTorch lowe
 
 The second model is the zoo's smallcnn (batch norm, max pooling, a mean over H and W): its
 Ethos-U55 stream, from ExecuTorch's Vela 5.1, writes an NHWC map with a C stride other than
-the element size, which the NPU ignores (the virtual NPU once refused it).
+the element size, which the NPU ignores (the virtual NPU once refused it). The third is a
+softmax over 197 tokens, whose row maximum Vela emits as one 1x197 max pooling, as in
+ExecuTorch's DeiT-tiny (the virtual NPU once refused kernels over 64 wide).
 """
 
 from __future__ import annotations
@@ -73,20 +75,46 @@ ModelUnderTest = SmallCnnBn().eval()
 ModelInputs = (torch.randn(1, 3, 32, 32),)
 '''
 
+# Attention weights over a ViT's 197 tokens: ExecuTorch's softmax takes the row maximum
+# (REDUCE_MAX), which Vela 5.1 emits as one 1x197 max pooling (the virtual NPU once
+# refused kernels over 64 wide).
+_TOKEN_POOL_MODEL_FILE = '''
+import torch
+
+
+class TokenSoftmax(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.project = torch.nn.Linear(197, 197)
+
+    def forward(self, scores):
+        return torch.softmax(self.project(scores), dim=-1)
+
+
+torch.manual_seed(0)
+ModelUnderTest = TokenSoftmax().eval()
+ModelInputs = (torch.randn(1, 8, 197),)
+'''
+
 #: model file, input shape
-_MODELS = {"smallcnn": (_MODEL_FILE, (1, 3, 16, 16)), "smallcnn_bn": (_BATCH_NORM_MODEL_FILE, (1, 3, 32, 32))}
+_MODELS = {"smallcnn": (_MODEL_FILE, (1, 3, 16, 16)), "smallcnn_bn": (_BATCH_NORM_MODEL_FILE, (1, 3, 32, 32)),
+           "token_pool": (_TOKEN_POOL_MODEL_FILE, (1, 8, 197))}
 
 
 @dataclass
 class EtProgram:
+    name: str
+    target: str
     pte: Path
     tosa: bytes
     input_shape: tuple[int, ...]
+    vela_npz: Path
 
 
 @pytest.fixture(scope="module", params=[("smallcnn", "ethos-u55-128"), ("smallcnn", "ethos-u65-256"),
                                         ("smallcnn", "ethos-u85-128"), ("smallcnn", "ethos-u85-256"),
-                                        ("smallcnn_bn", "ethos-u55-128")], ids="-".join)
+                                        ("smallcnn_bn", "ethos-u55-128"), ("token_pool", "ethos-u55-128"),
+                                        ("token_pool", "ethos-u85-256")], ids="-".join)
 def et_program(request: pytest.FixtureRequest, executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> EtProgram:
     probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
                            capture_output=True, check=False)
@@ -104,8 +132,9 @@ def et_program(request: pytest.FixtureRequest, executorch_python: Path, tmp_path
         cwd=folder, capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr[-3000:]
-    (tosa_file,) = (folder / "inter").glob("output_tag0_*.tosa")
-    return EtProgram(folder / "smallcnn_et.pte", tosa_file.read_bytes(), input_shape)
+    (tosa_file,) = (folder / "inter").glob("output_tag*.tosa")
+    return EtProgram(name, target, folder / "smallcnn_et.pte", tosa_file.read_bytes(), input_shape,
+                     folder / "inter" / "output" / "out_vela.npz")
 
 
 def _quant_params(program: Program, instruction: int) -> tuple[float, int]:
@@ -133,3 +162,21 @@ def test_executorch_program_equals_dequantized_tosa_reference(et_program: EtProg
     expected = (reference.astype(np.float32) - np.float32(out_zp)) * np.float32(out_scale)
     np.testing.assert_array_equal(got, expected)
     assert _runtime.ethos_u_counters()["operations"] > 0
+
+
+def test_executorch_token_softmax_stream_pools_197_wide(et_program: EtProgram) -> None:
+    """The token softmax case exercises what it is for: Vela's stream sets a 197-wide kernel."""
+    if et_program.name != "token_pool":
+        pytest.skip("only the token softmax's stream has a kernel over 64")
+    import struct
+
+    stream = bytes(np.load(et_program.vela_npz)["cmd_data"])
+    codes = _runtime.vnpu_command_codes(et_program.target)
+    width = codes["NPU_SET_KERNEL_WIDTH_M1"][1]
+    words = struct.unpack(f"<{len(stream) // 4}I", stream)
+    widths, i = [], 0
+    while i < len(words):
+        if words[i] & 0x3FF == width and not words[i] & 0x4000:
+            widths.append((words[i] >> 16) + 1)
+        i += 2 if words[i] & 0x4000 else 1
+    assert 197 in widths
