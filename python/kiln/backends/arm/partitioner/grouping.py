@@ -28,6 +28,7 @@ import torch
 
 from kiln.passes.delegation import is_delegate_call, is_dequantize, operator_name
 from kiln.passes.aten_out_variants import COMPILE_TIME_CHECKS
+from kiln.passes.constant_values import CREATION_OPERATORS
 
 QUANTIZE_OPS = frozenset(
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel"}
@@ -70,8 +71,6 @@ def is_operator_node(node: torch.fx.Node) -> bool:
 def constant_nodes(graph: torch.fx.Graph, constants: Mapping[str, torch.Tensor]) -> frozenset[torch.fx.Node]:
     """Nodes computed from constants only: weights, their dequantize and transposes, and
     what creation operators (a zero initial state, index arithmetic) compute."""
-    from kiln.backends.arm.tosa.ops.constant import CREATION_OPERATORS
-
     found: set[torch.fx.Node] = set()
     for node in graph.nodes:
         if node.op == "placeholder":

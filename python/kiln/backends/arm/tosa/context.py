@@ -12,7 +12,7 @@ import tosa_serializer as ts
 
 from kiln import KilnError
 from kiln.backends.arm.tosa.builder import TosaBuilder
-from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
+from kiln.passes.constant_values import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.rescale import emit_clamp, emit_rescale, requantize
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm
 from kiln.passes.activations import activation_range

@@ -26,7 +26,7 @@ import torch
 from kiln.backends.arm.tosa.context import is_dequantize, is_quantize, is_view, qd
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
-from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
+from kiln.passes.constant_values import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.resize import upsample_region
 from kiln.passes.activations import activation_range
 
