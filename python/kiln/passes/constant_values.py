@@ -16,7 +16,7 @@ import torch
 # uninitialised ones (rand, empty) are not constants.
 CREATION_OPERATORS = frozenset({
     "aten::full", "aten::zeros", "aten::ones", "aten::arange", "aten::arange.start", "aten::arange.start_step",
-    "aten::scalar_tensor",
+    "aten::scalar_tensor", "aten::eye", "aten::eye.m",
 })
 
 
@@ -44,18 +44,31 @@ class ConstantEvaluator:
     def value(self, node: Any) -> torch.Tensor | None:
         if not isinstance(node, torch.fx.Node):
             return None
-        if node not in self._memo:
-            self._memo[node] = self._evaluate(node)
+        # Depth first without recursion: a node that depends on an input may sit a thousand
+        # nodes below the first one that does not (a deep network), past Python's stack.
+        stack = [node]
+        while stack:
+            current = stack[-1]
+            if current in self._memo:
+                stack.pop()
+                continue
+            waiting = [s for s in current.all_input_nodes if s not in self._memo]
+            if current.op == "call_function" and waiting:
+                stack.extend(waiting)
+                continue
+            stack.pop()
+            self._memo[current] = self._evaluate(current)
         return self._memo[node]
 
     def _evaluate(self, node: torch.fx.Node) -> torch.Tensor | None:
+        """``node``'s value once its inputs' values are known."""
         if node.op in ("placeholder", "get_attr"):
             return self._leaf(node)
         if node.op != "call_function":
             return None
         if not node.all_input_nodes and operator_name(node.target) not in CREATION_OPERATORS:
             return None
-        inputs = {source: self.value(source) for source in node.all_input_nodes}
+        inputs = {source: self._memo[source] for source in node.all_input_nodes}
         if any(value is None for value in inputs.values()):
             return None
         args, kwargs = torch.fx.map_arg((node.args, node.kwargs), inputs.__getitem__)

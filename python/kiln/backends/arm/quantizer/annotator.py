@@ -5,7 +5,8 @@ producer when the producer is quantized (``SharedQuantizationSpec(producer)``), 
 one tensor never gets two observers. Where TOSA has no rescale (reshape, pooling,
 concat, clamp) the output shares the input's qparams; where an activation can be
 folded into the producer's output rescale (conv + relu) only the activation's
-output is quantized. Nodes whose config is None are left float.
+output is quantized. A mask that hides softmax scores (-inf) is never quantized.
+Nodes whose config is None are left float.
 """
 
 from __future__ import annotations
@@ -21,9 +22,12 @@ from torchao.quantization.pt2e.quantizer import (
 )
 
 from kiln.backends.arm.quantizer import patterns
+from kiln.backends.arm.quantizer.attention import MASKS_SOFTMAX
 from kiln.backends.arm.quantizer.config import QuantizationConfig, fixed_output_spec
 
 ANNOTATION_KEY = "quantization_annotation"
+
+aten = torch.ops.aten
 
 ConfigLookup = Callable[[Node], "QuantizationConfig | None"]
 
@@ -74,7 +78,9 @@ class GraphAnnotator:
             if config is None:
                 continue
             target = node.target
-            if target in patterns.WEIGHTED:
+            if MASKS_SOFTMAX in node.meta:
+                self._annotate_softmax_mask(node, config)
+            elif target in patterns.WEIGHTED:
                 self._annotate_weighted(node, config)
             elif target in patterns.ARITHMETIC:
                 self._annotate_arithmetic(node, config)
@@ -158,6 +164,17 @@ class GraphAnnotator:
         if not (_is_float_tensor(table) and _is_float_tensor(node)):
             return
         _annotate(node, {table: self.input_spec(table, config)}, SharedQuantizationSpec((table, node)))
+
+    def _annotate_softmax_mask(self, node: Node, config: QuantizationConfig) -> None:
+        """scores + mask (or scores.masked_fill(hidden, -inf)) -> softmax: the scores are
+        quantized, the mask and the masked scores are not (-inf has no integer code), and
+        the softmax's output has its fixed range."""
+        scores = node.args[node.meta[MASKS_SOFTMAX]]
+        softmax = next(iter(node.users))
+        if not (_is_float_tensor(scores) and _is_float_tensor(softmax)) or is_annotated(softmax):
+            return
+        _annotate(node, {scores: self.input_spec(scores, config)}, None)
+        _annotate(softmax, {}, fixed_output_spec(*patterns.FIXED_RANGE[aten._softmax.default]))
 
     def _annotate_concat(self, node: Node, config: QuantizationConfig) -> None:
         tensors = node.args[0]

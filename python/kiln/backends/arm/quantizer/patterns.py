@@ -54,7 +54,8 @@ TABLE = {
 # Reductions whose result leaves the input's range (a sum): their output is observed.
 SUM = {aten.sum.dim_IntList}
 
-SOFTMAX = {aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default}
+SOFTMAX = {aten.softmax.int, aten._softmax.default, aten._safe_softmax.default, aten.log_softmax.int,
+           aten._log_softmax.default}
 
 # Output ranges known in advance: sigmoid and softmax in [0, 1], tanh in [-1, 1].
 FIXED_RANGE: dict[object, tuple[float, float]] = {
@@ -62,6 +63,7 @@ FIXED_RANGE: dict[object, tuple[float, float]] = {
     aten.tanh.default: (-1.0, 1.0),
     aten.softmax.int: (0.0, 1.0),
     aten._softmax.default: (0.0, 1.0),
+    aten._safe_softmax.default: (0.0, 1.0),
 }
 
 # Ops with float parameters that Kiln keeps as one unit (CPU float, or a backend
@@ -73,7 +75,7 @@ NORMALIZATION = {aten.layer_norm.default, aten.native_layer_norm.default, aten.g
 SHARED = {
     aten.view.default, aten.reshape.default, aten._unsafe_view.default, aten.view_copy.default,
     aten.permute.default, aten.permute_copy.default, aten.transpose.int, aten.t.default,
-    aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+    aten.flatten.using_ints, aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
     aten.unsqueeze.default, aten.unsqueeze_copy.default, aten.squeeze_copy.dims,
     aten.max_pool2d.default, aten.max_pool2d_with_indices.default,
     aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
