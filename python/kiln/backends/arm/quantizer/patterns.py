@@ -99,3 +99,8 @@ CONCAT = {aten.cat.default, aten.concat.default, aten.stack.default}
 # Reads of a table (args[0]) at integer positions: the result holds table values, so it
 # shares the table's qparams (an embedding's weight is quantized per tensor for that).
 GATHER = {aten.embedding.default, aten.index_select.default}
+
+# Operators deliberately left float: a batch norm that no convolution absorbs keeps its
+# float parameters (it runs on the CPU). Every other operator without a rule above is
+# quantized at its own boundary (annotator._annotate_standalone).
+LEFT_FLOAT = {*BATCH_NORM, aten._native_batch_norm_legit.default}
