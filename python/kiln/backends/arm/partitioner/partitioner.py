@@ -36,7 +36,9 @@ from kiln.backends.arm.partitioner.grouping import (
     is_index_operand,
     is_operator_node,
     is_quantize,
+    quantize_dtype,
     quantized_groups,
+    units_in_order,
 )
 from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
 from kiln.passes.delegation import is_dequantize, operator_name
@@ -91,13 +93,18 @@ class EthosUPartitioner:
         constant = constant_nodes(graph, constants)
         context = CheckContext(self.target, constants, self.compile_spec, constant)
         reasons: dict[torch.fx.Node, str] = {}
-        selected: set[torch.fx.Node] = set()
+        delegable = []
         for group in quantized_groups(graph, constant):
             self._decide_group(group, context, reasons)
             if not group.reason:
-                selected.update(group.nodes, group.input_dequantize, group.output_quantize)
+                delegable.append(group)
+        delegable = _without_loops(graph, delegable, reasons)
+        selected: set[torch.fx.Node] = set()
+        for group in delegable:
+            selected.update(group.nodes, group.input_dequantize, group.output_quantize)
+        selected |= _requantizations(graph)
         selected |= _constants_used_only_by(selected, constant)
-        partitions = grow_partitions(graph, selected, lambda i: f"ethosu_{i}", constant)
+        partitions = grow_partitions(graph, selected, lambda i: f"ethosu_{i}", constant, _units(delegable))
         partitions = [p for p in partitions if self._keep(p, reasons, constants, constant)]
         report = self._report(graph, partitions, reasons)
         logger.info(
@@ -138,8 +145,12 @@ class EthosUPartitioner:
                 for node in group.nodes:
                     reasons[node] = problem
             return
+        # The rest of a group has no quantized value to hand over to the NPU at the node that
+        # stays: the quantizer puts a quantize node at every operator's boundary except where
+        # the lowering fuses operators (an activation into its producer, a lookup table).
         first = next(iter(objections))
-        group.reason = f"quantized together with '{first.name}' ({operator_name(first)}), which stays on the CPU"
+        group.reason = (f"fused with '{first.name}' ({operator_name(first)}), which stays on the CPU "
+                        f"({objections[first]}): no quantize node between them")
         for node in group.nodes:
             reasons[node] = objections.get(node, group.reason)
 
@@ -184,6 +195,40 @@ class EthosUPartitioner:
             report.decisions.append(decision)
         report.partitions.extend(_summary(partition) for partition in partitions)
         return report
+
+
+def _requantizations(graph: torch.fx.Graph) -> set[torch.fx.Node]:
+    """Quantize nodes that read a dequantize node (no operator between them: an in-place
+    dropout or another identity decomposed away) and that dequantize: a RESCALE, or nothing,
+    on the NPU; left out, the pair would cut the delegate around it in two."""
+    found: set[torch.fx.Node] = set()
+    for node in graph.nodes:
+        source = node.args[0] if is_quantize(node) and node.args else None
+        if isinstance(source, torch.fx.Node) and is_dequantize(source) and len(source.users) == 1 \
+                and quantize_dtype(source) in NPU_DTYPES and quantize_dtype(node) in NPU_DTYPES:
+            found.update((node, source))
+    return found
+
+
+def _units(groups: list[QuantizedGroup]) -> dict[torch.fx.Node, int]:
+    """Node -> its group's index, for the nodes that must share a delegate: a group's float
+    operators and the quantize nodes of its results (float values flow between them)."""
+    return {node: index for index, group in enumerate(groups) for node in (*group.nodes, *group.output_quantize)}
+
+
+def _without_loops(graph: torch.fx.Graph, groups: list[QuantizedGroup], reasons: dict) -> list[QuantizedGroup]:
+    """``groups`` less those that read their own result through a node outside them: no
+    delegate can hold one whole (it would wait for its own output)."""
+    while True:
+        _, looping = units_in_order(graph, _units(groups))
+        if not looping:
+            return groups
+        for index in looping:
+            group = groups[index]
+            group.reason = "its result returns to it through other operators: one delegate would wait for itself"
+            for node in group.nodes:
+                reasons[node] = group.reason
+        groups = [group for index, group in enumerate(groups) if index not in set(looping)]
 
 
 def _summary(partition: Partition) -> PartitionSummary:
