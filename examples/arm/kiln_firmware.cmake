@@ -14,6 +14,9 @@
 #                                     (semihosting)
 #     [BUNDLE_RTOL x] [BUNDLE_ATOL y] tolerance of the test cases when PTE is a bundled
 #                                     program (.bpte; default 1e-5, 1e-8)
+#     [FILL_PLANNED byte]             fill the planned buffers with this byte before the
+#                                     method loads (what silicon's uninitialized RAM may
+#                                     hold; QEMU starts RAM at zero)
 #     [DEPENDS <target or file> ...])     what produces the files, if they are built
 #
 # Kernels: with SELECTIVE, a library <target>_kernels generated from the program
@@ -27,8 +30,12 @@
 # The files are embedded with the assembler's .incbin: no tool beyond CMake and the
 # cross compiler, and a changed file re-assembles only this firmware. The firmware's
 # pools are sized by the memory header; a program too large for the board fails the
-# build with both sizes in the message (executor_runner/memory_pools.cpp).
+# build, before anything of this firmware is compiled, naming the board region and the
+# sizes (target <target>_fits_board: platform/check_memory_fit.cmake against the build's
+# board file).
 # Produces <target>.elf, <target>.elf.map and prints its size after linking.
+
+include("${CMAKE_CURRENT_LIST_DIR}/platform/board_profile.cmake")
 
 # 32-byte aligned: a bundled program's flatbuffer aligns the .pte inside it to 32 bytes
 # from its own start (a .pte alone needs 16).
@@ -38,7 +45,7 @@ endfunction()
 
 function(kiln_add_firmware)
   cmake_parse_arguments(FW "ETHOS_U;SELECTIVE;DTYPE_SELECTIVE"
-                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL"
+                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL;FILL_PLANNED"
                         "INPUTS;EXPECTED_OUTPUTS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_PTE OR NOT FW_MEMORY_HEADER)
     message(FATAL_ERROR "kiln_add_firmware needs NAME, PTE and MEMORY_HEADER")
@@ -56,6 +63,7 @@ function(kiln_add_firmware)
   endforeach()
 
   set(_runner_dir "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/executor_runner")
+  kiln_board_use()
 
   # The embedded files and the tables that describe them (embedded_files.h).
   set(_data "")
@@ -127,15 +135,42 @@ kiln_embedded_firmware_name:
     set(_kernels kiln::kernels_portable kiln::kernels_cortex_m)
   endif()
 
+  # Does the program fit the board? Checked when the build runs (the memory header may be
+  # made by the build itself), as its own target: kiln-deploy builds it first.
+  if(NOT FW_ETDUMP_BYTES)
+    set(FW_ETDUMP_BYTES 262144)
+  endif()
+  set(_etdump_bytes 0)
+  if(FW_ETDUMP)
+    set(_etdump_bytes ${FW_ETDUMP_BYTES})
+  endif()
+  kiln_board_fit_check_arguments(_board_arguments)
+  set(_embedded_files ${FW_PTE} ${FW_INPUTS} ${FW_EXPECTED_OUTPUTS})
+  list(JOIN _embedded_files "|" _embedded)
+  set(_fits_stamp "${CMAKE_CURRENT_BINARY_DIR}/${FW_NAME}_fits_board.stamp")
+  add_custom_command(
+    OUTPUT "${_fits_stamp}"
+    COMMAND "${CMAKE_COMMAND}" "-DMEMORY_HEADER=${FW_MEMORY_HEADER}" "-DEMBEDDED=${_embedded}"
+            "-DEXTRA_DDR_BYTES=${_etdump_bytes}" ${_board_arguments} "-DSTAMP=${_fits_stamp}"
+            -P "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/platform/check_memory_fit.cmake"
+    DEPENDS "${FW_MEMORY_HEADER}" ${_embedded_files} "${KILN_BOARD_FILE_READ}"
+            "${CMAKE_CURRENT_FUNCTION_LIST_DIR}/platform/check_memory_fit.cmake"
+    COMMENT "Checking that ${FW_NAME}'s program and pools fit board ${KILN_BOARD_NAME}"
+    VERBATIM)
+  add_custom_target(${FW_NAME}_fits_board DEPENDS "${_fits_stamp}")
+  foreach(_dependency IN LISTS FW_DEPENDS)
+    if(NOT IS_ABSOLUTE "${_dependency}")
+      add_dependencies(${FW_NAME}_fits_board ${_dependency})
+    endif()
+  endforeach()
+
   add_executable(${FW_NAME}
     "${_asm}"
     "${_runner_dir}/memory_pools.cpp"
     "${_runner_dir}/firmware_options.cpp"
     "${FW_MEMORY_HEADER}")
+  add_dependencies(${FW_NAME} ${FW_NAME}_fits_board)
   if(FW_ETDUMP)
-    if(NOT FW_ETDUMP_BYTES)
-      set(FW_ETDUMP_BYTES 262144)
-    endif()
     target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_ETDUMP_PATH=\"${FW_ETDUMP}\""
                                "KILN_FIRMWARE_ETDUMP_BYTES=${FW_ETDUMP_BYTES}")
   endif()
@@ -144,6 +179,12 @@ kiln_embedded_firmware_name:
   endif()
   if(FW_BUNDLE_ATOL)
     target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_BUNDLE_ATOL=${FW_BUNDLE_ATOL}")
+  endif()
+  if(NOT "${FW_FILL_PLANNED}" STREQUAL "")
+    if(NOT FW_FILL_PLANNED MATCHES "^[0-9]+$" OR FW_FILL_PLANNED GREATER 255)
+      message(FATAL_ERROR "kiln_add_firmware(${FW_NAME}): FILL_PLANNED is a byte, 0 to 255 (got '${FW_FILL_PLANNED}')")
+    endif()
+    target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_FILL_PLANNED=${FW_FILL_PLANNED}")
   endif()
   set_target_properties(${FW_NAME} PROPERTIES SUFFIX ".elf")
   target_compile_definitions(${FW_NAME} PRIVATE "KILN_MEMORY_HEADER=\"${FW_MEMORY_HEADER}\"")

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Compile a model, build the Cortex-M55 firmware, run it in QEMU (Corstone-300) and check
-# its outputs against the host runtime's, bit for bit: kiln-deploy, for people who like
-# a script. Runs from any folder: relative paths are the caller's; the firmware is built
-# from this checkout's sources (kiln-deploy --source-dir, which a --source-dir given here
-# overrides). Every failure is this script's exit status.
+# Compile a model, build the Cortex-M55 firmware, run it in QEMU (the board's machine:
+# Corstone-300's mps3-an547 by default) and check its outputs against the host runtime's,
+# bit for bit: kiln-deploy, for people who like a script. Runs from any folder: relative
+# paths are the caller's; the firmware is built from this checkout's sources (kiln-deploy
+# --source-dir, which a --source-dir given here overrides). Every failure is this script's
+# exit status.
 #
 #   path/to/kiln/examples/arm/run.sh --model_name smallcnn
 #   path/to/kiln/examples/arm/run.sh --model_name mv2 --quantize --delegate --target ethos-u55-128
+#   path/to/kiln/examples/arm/run.sh --model_name smallcnn --board my_board.json --build-only
 #   path/to/kiln/examples/arm/run.sh --model_name=mv2 --target=ethos-u55-128 --output=out \
 #       --aot_arm_compiler_flags="--delegate --quantize --intermediates out/aot --evaluate"
 #

@@ -39,14 +39,18 @@ kiln_cache_option(KILN_CORTEX_M_FLAVOUR STRING "Cortex-M kernels: auto, portable
 kiln_option(KILN_BUILD_FUZZERS "Build the libFuzzer targets (tests/fuzz; needs clang)" OFF)
 kiln_string_option(KILN_FUZZ_SECONDS "Seconds ctest runs each fuzz target for" "60")
 
-# Bare-metal Arm: runner firmware for Corstone-300 and its QEMU tests.
+# Bare-metal Arm: runner firmware for a board (KILN_BOARD) and its QEMU tests.
 kiln_option(KILN_BUILD_FIRMWARE "Build the Arm runner firmware (examples/arm; arm-none-eabi toolchain)" OFF)
 kiln_option(KILN_BUILD_FIRMWARE_TESTS "Add firmware tests that run in QEMU (tests/firmware)" OFF)
 kiln_option(KILN_FIRMWARE_TEST_MV2 "Add the MobileNetV2 Ethos-U firmware test (about 30 s: compile + 3.5 G instructions in QEMU)" ON)
-# SRAM by default: firmware with every portable and Cortex-M kernel has ~650 KiB of code,
-# more than the Corstone-300's ITCM; a selective build fits the ITCM and may choose it.
-kiln_cache_option(KILN_BOARD_CODE_REGION STRING "Where firmware code goes: ITCM (512 KiB) or SRAM (2 MiB)" "SRAM"
-                  ITCM SRAM)
+# The firmware's board (examples/arm/platform/board_profile.cmake; format: docs/board-files.md):
+# a shipped board by name, or a board file of your own, which wins when given.
+kiln_cache_option(KILN_BOARD STRING "Firmware board: a board file in examples/arm/platform/boards/ by name"
+                  "corstone-300" corstone-300 corstone-320 mps2-an386 mps2-an505)
+kiln_cache_option(KILN_BOARD_FILE FILEPATH "Firmware board file of your own (absolute path); overrides KILN_BOARD" "")
+# Empty: the board file's memory.code. Firmware with every portable and Cortex-M kernel has
+# ~650 KiB of code, more than the Corstone-300's ITCM; a selective build fits it (ITCM).
+kiln_cache_option(KILN_BOARD_CODE_REGION STRING "Region of the board file that holds the code, instead of its memory.code (e.g. ITCM)" "")
 # One firmware for one program given on the command line (kiln-deploy, examples/arm/run.sh):
 # the 'kiln_firmware' target.
 kiln_cache_option(KILN_FIRMWARE_PTE FILEPATH "A .pte to build into the 'kiln_firmware' target" "")
@@ -57,6 +61,7 @@ kiln_string_option(KILN_FIRMWARE_ETDUMP "Host path where 'kiln_firmware' writes 
 kiln_string_option(KILN_FIRMWARE_ETDUMP_BYTES "Memory (DDR) the firmware's ETDump records into" "262144")
 kiln_string_option(KILN_FIRMWARE_BUNDLE_RTOL "Relative tolerance of a bundled program's test cases (empty: 1e-5)" "")
 kiln_string_option(KILN_FIRMWARE_BUNDLE_ATOL "Absolute tolerance of a bundled program's test cases (empty: 1e-8)" "")
+kiln_string_option(KILN_FIRMWARE_FILL_PLANNED "A byte (0-255) 'kiln_firmware' fills its planned buffers with before loading the method, to show that no output depends on memory the program did not write (empty: left as they are)" "")
 kiln_option(KILN_FIRMWARE_SELECTIVE "Link 'kiln_firmware' with only its program's kernels (selective build)" OFF)
 kiln_option(KILN_FIRMWARE_DTYPE_SELECTIVE "With KILN_FIRMWARE_SELECTIVE: compile them for only the program's dtypes" OFF)
 

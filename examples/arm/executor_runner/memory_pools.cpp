@@ -1,6 +1,6 @@
 // Compiled once per firmware: includes that firmware's generated memory header
-// (KILN_MEMORY_HEADER, set by kiln_add_firmware) and checks, at build time, that the
-// program fits the board; the message names both sizes.
+// (KILN_MEMORY_HEADER, set by kiln_add_firmware). Whether the pools fit the board is
+// checked before this is compiled (platform/check_memory_fit.cmake, against the board file).
 #include "examples/arm/executor_runner/memory_pools.h"
 
 #include KILN_MEMORY_HEADER
@@ -8,15 +8,6 @@
 #define KILN_STRINGIFY_(x) #x
 #define KILN_STRINGIFY(x) KILN_STRINGIFY_(x)
 
-static_assert(KILN_MANIFEST_SRAM_BYTES <= KILN_BOARD_ISRAM_SIZE,
-              "Kiln: the program's SRAM pools (planned buffers and allocators placed in SRAM) need "
-              KILN_STRINGIFY(KILN_MANIFEST_SRAM_BYTES) " bytes; the board's SRAM (ISRAM) has "
-              KILN_STRINGIFY(KILN_BOARD_ISRAM_SIZE) " bytes. Rewrite the manifest with a smaller "
-              "SRAM budget (python -m kiln.memory.manifest --sram-bytes N) to move pools to DDR.");
-static_assert(KILN_MANIFEST_DDR_BYTES + KILN_MANIFEST_PROGRAM_BYTES <= KILN_BOARD_DDR_SIZE,
-              "Kiln: the program (" KILN_STRINGIFY(KILN_MANIFEST_PROGRAM_BYTES) " bytes) and its DDR "
-              "pools (" KILN_STRINGIFY(KILN_MANIFEST_DDR_BYTES) " bytes) do not fit the board's DDR ("
-              KILN_STRINGIFY(KILN_BOARD_DDR_SIZE) " bytes).");
 static_assert(KILN_MANIFEST_NUM_PLANNED_BUFFERS <= 4,
               "Kiln: the runner supports at most 4 planned buffers (memory ids); the program has "
               KILN_STRINGIFY(KILN_MANIFEST_NUM_PLANNED_BUFFERS));

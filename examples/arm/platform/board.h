@@ -1,7 +1,7 @@
 // The board support Kiln firmware needs: a UART for the log, a tick counter, an exit
 // that hands the program's status to the host (semihosting), and a fault report that
-// names the operator that was running. Implemented for the Corstone-300 (QEMU
-// mps3-an547); addresses come from corstone-300.cmake as compile definitions.
+// names the operator that was running. Addresses come from the board file as compile
+// definitions (KILN_BOARD_*: examples/arm/platform/board_profile.cmake).
 #pragma once
 
 #include <stddef.h>

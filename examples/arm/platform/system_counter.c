@@ -1,7 +1,7 @@
-// Time from the SSE-300 system counter: 64 bits at 32 MHz, no interrupts to count
-// wrap-arounds. QEMU has no cycle counter (no DWT); with `-icount shift=0` every
-// instruction takes one virtual nanosecond, so the counter measures instructions
-// deterministically (one tick = 31.25 instructions).
+// Time from the SSE-300 system counter: 64 bits at the board file's timer.hz (32 MHz on
+// the mps3-an547), no interrupts to count wrap-arounds. QEMU has no cycle counter (no DWT);
+// with `-icount shift=0` every instruction takes one virtual nanosecond, so the counter
+// measures instructions deterministically (at 32 MHz one tick = 31.25 instructions).
 #include "board.h"
 
 typedef struct {
@@ -35,4 +35,4 @@ void board_counter_init(void) {
 
 uint64_t board_ticks(void) { return read_counter() - g_start_ticks; }
 
-uint32_t board_tick_hz(void) { return KILN_BOARD_SYSCOUNTER_HZ; }
+uint32_t board_tick_hz(void) { return KILN_BOARD_TIMER_HZ; }

@@ -25,4 +25,4 @@ void board_counter_init(void) {
 
 uint64_t board_ticks(void) { return (uint64_t)(uint32_t)(g_start_value - TIMER0->value); }
 
-uint32_t board_tick_hz(void) { return KILN_BOARD_SYSCOUNTER_HZ; }
+uint32_t board_tick_hz(void) { return KILN_BOARD_TIMER_HZ; }

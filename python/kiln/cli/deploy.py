@@ -7,15 +7,22 @@
     kiln-deploy --model_name=mv2 --target=ethos-u55-128 --output=out \\
         --aot_arm_compiler_flags="--delegate --quantize --intermediates out/aot --evaluate"
     kiln-deploy --model_name mv2 -q -d --bundleio --atol 0.5 --etdump mv2.etdp
+    kiln-deploy --model_name smallcnn --board my_board.json --build-only
 
 Prints one line per step (kiln-aot's and the build's output go to compile.log and
 build.log in the output folder), the firmware's UART log, then compares its outputs with
 the host runtime's (kiln.runtime) for the same inputs, bit for bit. Relative paths are
 the current folder's; the firmware is built in <output>/firmware-<cpu> (or --build-dir)
-from the sources installed with the kiln package, or from --source-dir. Ethos-U85 programs
-get the corstone-320 board profile (its memory sizes) and run on the same QEMU machine as
-the rest, mps3-an547 (Cortex-M55): QEMU has no Corstone-320, and the NPU is Kiln's virtual
-Ethos-U inside the firmware either way.
+from the sources installed with the kiln package, or from --source-dir.
+
+The board is a board file (format: docs/board-files.md): --board names a shipped board
+(corstone-300, corstone-320, mps2-an386, mps2-an505) or gives the path of one of your own.
+Without --board, Ethos-U85 programs get corstone-320 (its memory sizes; it runs on the same
+QEMU machine as the rest, mps3-an547, Cortex-M55: QEMU has no Corstone-320) and everything
+else corstone-300; the NPU is Kiln's virtual Ethos-U inside the firmware either way. With
+--build-only, or for a board no QEMU machine runs, the firmware is built, not run: the image
+to flash (ELF, Intel HEX, a raw .bin per memory region) goes to <output>/image with a note of
+how to run it on the board, which is also printed.
 
 Exit status: 0 when the outputs are equal; 2 for a bad command line or model (one
 line, --debug for the traceback); otherwise the failing step's: kiln-aot's or CMake's exit
@@ -42,12 +49,14 @@ from pathlib import Path
 
 import numpy as np
 
+from kiln.boards import DEFAULT_BOARD, BoardFileError, BoardProfile, load_board
 from kiln.cli.errors import OneLineArgumentParser, report_failure
 from kiln.deploy.firmware import PRESETS, build_firmware, find_build_tools, locate_sources
+from kiln.deploy.image import make_image, run_note, write_run_note
 from kiln.deploy.prepare import DeployError, PreparedProgram, prepare_program
 from kiln.deploy.qemu import QemuTimeout, run_firmware
 from kiln.deploy.steps import StepPrinter
-from kiln.memory.manifest import CORSTONE_300, CORSTONE_320, Board
+from kiln.memory.manifest import pool_budget
 
 EXIT_OUTPUTS_DIFFER = 2
 EXIT_TIMEOUT = 124
@@ -89,7 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--aot_arm_compiler_flags", metavar="FLAGS", default="",
                         help="compile flags in one string, as ExecuTorch's run.sh takes them, e.g. "
                              "\"--delegate --quantize --intermediates DIR --evaluate\"")
-    parser.add_argument("--cpu", default="cortex-m55", choices=sorted(PRESETS), help="firmware CPU")
+    parser.add_argument("--board", metavar="NAME_OR_FILE",
+                        help="the board: a shipped board's name (corstone-300, corstone-320, mps2-an386, mps2-an505) "
+                             "or the path of a board file (docs/board-files.md); default: corstone-300, "
+                             "corstone-320 for Ethos-U85 programs")
+    parser.add_argument("--cpu", choices=sorted(PRESETS),
+                        help="the core the firmware is compiled for (default: the core that runs it: QEMU's for a "
+                             "board QEMU runs, else the board's)")
     parser.add_argument("--output_dir", "--output", "-o", type=Path, metavar="DIR",
                         help="where the program, logs and firmware go (default: deploy/<model>)")
     parser.add_argument("--build-dir", type=Path, metavar="DIR",
@@ -97,7 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--selective", action="store_true",
                         help="link only the kernels the program calls, compiled for only the dtypes it uses "
                              "(selective build: a smaller firmware, built faster)")
-    parser.add_argument("--build_only", "--build-only", action="store_true", help="build the firmware, do not run it")
+    parser.add_argument("--build_only", "--build-only", action="store_true",
+                        help="build the firmware, do not run it: leave the image to flash (ELF, Intel HEX, a .bin per "
+                             "memory region) in <output>/image and print how to run it on the board (implied for a "
+                             "board that no QEMU machine runs)")
     parser.add_argument("--timeout", type=float, default=300.0, help="QEMU time bound in seconds")
     parser.add_argument("--source-dir", type=Path,
                         help="the Kiln source tree to build the firmware from (default: the sources installed "
@@ -185,27 +203,68 @@ def check_target(args: argparse.Namespace) -> None:
                              memory_mode=args.memory_mode)
     if not args.delegate:
         raise DeployError(f"{' '.join(npu_flags)} names the NPU, but without --delegate the whole model runs on "
-                          f"the {args.cpu}: add --quantize --delegate to use the NPU, or leave the NPU flags out", 2)
+                          f"the {args.cpu or _default_cpu()}: add --quantize --delegate to use the NPU, or leave the "
+                          "NPU flags out", 2)
     refusal = virtual_npu_refusal(spec.target)
     if refusal is not None:
         raise DeployError(refusal, 2)
 
 
-def board_for(args: argparse.Namespace) -> Board:
-    """The board profile the firmware is built for: the Corstone-320 for Ethos-U85 programs
-    (its memory sizes; it runs on the same QEMU machine), else the Corstone-300."""
+def _default_cpu() -> str:
+    """The core that runs firmware for the default board (for messages)."""
+    try:
+        board = load_board(DEFAULT_BOARD)
+    except BoardFileError:
+        return "CPU"
+    return board.qemu.cpu if board.qemu else board.cpu.core
+
+
+#: The boards kiln-deploy picks from without --board: the first whose NPU runs the target.
+DEFAULT_BOARDS = (DEFAULT_BOARD, "corstone-320")
+
+
+def board_for(args: argparse.Namespace, source_tree: Path | None = None) -> BoardProfile:
+    """The board the firmware is built for: --board, else the first of DEFAULT_BOARDS whose
+    NPU runs the program's target (the Corstone-320 for Ethos-U85 programs), else the
+    Corstone-300. Board files come from ``source_tree`` (default: the installed sources)."""
     from kiln.backends.arm.compile_spec import DEFAULT_TARGET
 
-    target = args.target or DEFAULT_TARGET
-    return CORSTONE_320 if args.delegate and target.startswith("ethos-u85") else CORSTONE_300
+    if args.board:
+        return load_board(args.board, source_tree)
+    if args.delegate:
+        target = args.target or DEFAULT_TARGET
+        for name in DEFAULT_BOARDS:
+            board = load_board(name, source_tree)
+            if board.npu is not None and board.npu.allows(target):
+                return board
+    return load_board(DEFAULT_BOARD, source_tree)
 
 
-def qemu_description(board: Board) -> str:
-    """What QEMU runs, said plainly: it has no Corstone-320 machine."""
-    if board.name == CORSTONE_320.name:
-        return ("QEMU mps3-an547 (Cortex-M55 with the corstone-320 memory map: QEMU has no Corstone-320; "
-                "the Ethos-U85 is Kiln's virtual NPU inside the firmware)")
-    return "QEMU mps3-an547 (Corstone-300)"
+def check_board(args: argparse.Namespace, board: BoardProfile) -> None:
+    """Refuses an NPU program for a board without that NPU, and a CPU kiln-deploy has no
+    firmware preset for; picks the firmware's core (args.cpu) when none is given."""
+    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+
+    if args.delegate:
+        target = args.target or DEFAULT_TARGET
+        if board.npu is None:
+            raise DeployError(f"board {board.name} has no NPU ({board.path}): leave out --delegate to run the "
+                              "model on the CPU, or choose a board with an Ethos-U", 2)
+        if not board.npu.allows(target):
+            raise DeployError(f"board {board.name}'s NPU is {' or '.join(board.npu.families)}, not {target} "
+                              f"({board.path}): choose a target of that family or another board", 2)
+    if args.cpu is None:
+        runs_on_qemu = board.qemu is not None and not args.build_only
+        args.cpu = board.qemu.cpu if runs_on_qemu else board.cpu.core
+    if args.cpu not in PRESETS:
+        raise DeployError(f"board {board.name}'s firmware would run on a {args.cpu} ({board.path}), but kiln-deploy "
+                          f"builds firmware for {' and '.join(sorted(PRESETS))} only", 2)
+
+
+def qemu_description(board: BoardProfile) -> str:
+    """What QEMU runs, said plainly (QEMU has no Corstone-320, for instance)."""
+    assert board.qemu is not None
+    return f"QEMU {board.qemu.machine} ({board.qemu.description})"
 
 
 def check_outputs(prepared: PreparedProgram, log_text: str) -> list[str]:
@@ -250,26 +309,30 @@ def _fresh_log(path: Path) -> Path:
 
 def deploy(args: argparse.Namespace) -> int:
     check_target(args)
+    sources = locate_sources(args.source_dir)
+    board = board_for(args, sources.path)
+    if board.qemu is None:
+        args.build_only = True
+    check_board(args, board)
     name = Path(args.model_name.split(":")[-1]).stem
     # Every path is the caller's: resolved here, before any tool runs in another folder.
     out = (args.output_dir or Path("deploy") / name).resolve()
     build_dir = (args.build_dir or out / f"firmware-{args.cpu}").resolve()
     intermediates = args.intermediates.resolve() if args.intermediates else None
-    sources = locate_sources(args.source_dir)
     find_build_tools()
     if not args.build_only and shutil.which("qemu-system-arm") is None:
         raise DeployError("qemu-system-arm not found: apt-get install qemu-system-arm (or use --build_only)", 2)
 
-    board = board_for(args)
     steps = StepPrinter(2 if args.build_only else 3)
     steps.note(f"firmware sources: {sources.path} ({sources.origin})")
-    if board.name == CORSTONE_320.name:
-        steps.note(f"board profile {board.name} (examples/arm/platform/{board.name}.cmake), run on "
-                   + qemu_description(board))
+    steps.note(f"board {board.name} ({shown(board.path)}), firmware for the {args.cpu}"
+               + (f", run on {qemu_description(board)}" if not args.build_only else ""))
+    if board.qemu is None:
+        steps.note(f"board {board.name} has no QEMU machine (no qemu in its board file): building only")
     compile_log = _fresh_log(out / "compile.log")
     with steps.step(f"compiling {args.model_name} -> {shown(out / name)}.pte (log: {shown(compile_log)})"):
         prepared = prepare_program(args.model_name, out, name, _aot_args(args), intermediates=intermediates,
-                                   log=compile_log, board=board)
+                                   log=compile_log, board=pool_budget(board))
     from kiln.memory.manifest import describe
 
     print(describe(prepared.manifest), flush=True)
@@ -288,13 +351,17 @@ def deploy(args: argparse.Namespace) -> int:
     with steps.step(f"building the firmware ({args.cpu}) in {shown(build_dir)} (log: {shown(build_log)})") as step:
         elf = build_firmware(prepared, build_dir, sources, build_log, args.cpu, ethos_u=args.delegate,
                              selective=args.selective, jobs=args.jobs, on_line=step.ninja_progress,
-                             cmake_args=[f"-DKILN_BOARD={board.name}", *firmware_options(args)])
+                             cmake_args=firmware_options(args), board_file=board.path)
     if args.build_only:
-        steps.note(f"built {shown(elf)}")
+        image = make_image(elf, board, out / "image", prepared.name)
+        write_run_note(image, board)
+        steps.note(f"built {shown(elf)}; the image to flash is in {shown(image.elf.parent)} "
+                   f"(how to run it: {shown(image.note)})")
+        print(run_note(image, board, shown), flush=True)
         return 0
     try:
         with steps.step(f"running {shown(elf)} in {qemu_description(board)}, time bound {args.timeout:g} s"):
-            result = run_firmware(elf, timeout=args.timeout)
+            result = run_firmware(elf, timeout=args.timeout, machine=board.qemu.machine)
     except QemuTimeout as timeout:
         print(uart_report(timeout.output), flush=True)
         raise DeployError(str(timeout), EXIT_TIMEOUT) from None

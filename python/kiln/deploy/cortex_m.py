@@ -12,35 +12,43 @@ from pathlib import Path
 
 import numpy as np
 
+from kiln.boards import BoardProfile, load_board
 from kiln.deploy.firmware import build_firmware, locate_sources
 from kiln.deploy.prepare import PreparedProgram
 from kiln.deploy.qemu import QemuResult, run_firmware
-from kiln.memory.manifest import CORSTONE_300, Board, manifest_paths, write_manifest
+from kiln.memory.manifest import PoolBudget, manifest_paths, pool_budget, write_manifest
 
 #: KILN_CORTEX_M_FLAVOUR values: what the Cortex-M55 build compiles its kernels for.
 FLAVOURS = {"mve": "auto", "dsp": "dsp", "portable": "portable"}
 
-#: The MPS2 boards' RAM for Kiln's pools (examples/arm/platform/mps2-an386.cmake,
-#: mps2-an505.cmake): 8 MiB each for "SRAM" and "DDR".
-MPS2_AN386 = Board(name="mps2-an386", sram_bytes=8 * 1024 * 1024, ddr_bytes=8 * 1024 * 1024)
-MPS2_AN505 = Board(name="mps2-an505", sram_bytes=8 * 1024 * 1024, ddr_bytes=8 * 1024 * 1024)
-
 
 @dataclass(frozen=True)
 class Target:
-    """A core, the kernel flavour its build compiles, its board and QEMU machine."""
+    """A core, the kernel flavour its build compiles, and its board (a shipped board's name:
+    its board file gives the pools' memory and the QEMU machine)."""
 
     cpu: str
     cmake_flavour: str
-    board: Board
-    machine: str
+    board_name: str
+
+    @property
+    def profile(self) -> BoardProfile:
+        return load_board(self.board_name)
+
+    @property
+    def board(self) -> PoolBudget:
+        return pool_budget(self.profile)
+
+    @property
+    def machine(self) -> str:
+        return self.profile.qemu.machine
 
 
-#: Names build_and_run() takes: the three flavours on the Cortex-M55, then the DSP
-#: flavour on the Cortex-M4 and the Cortex-M33.
-TARGETS = {name: Target("cortex-m55", value, CORSTONE_300, "mps3-an547") for name, value in FLAVOURS.items()}
-TARGETS["m4-dsp"] = Target("cortex-m4", "auto", MPS2_AN386, "mps2-an386")
-TARGETS["m33-dsp"] = Target("cortex-m33", "auto", MPS2_AN505, "mps2-an505")
+#: Names build_and_run() takes: the three flavours on the Cortex-M55 (Corstone-300), then
+#: the DSP flavour on the Cortex-M4 (MPS2 AN386) and the Cortex-M33 (MPS2 AN505).
+TARGETS = {name: Target("cortex-m55", value, "corstone-300") for name, value in FLAVOURS.items()}
+TARGETS["m4-dsp"] = Target("cortex-m4", "auto", "mps2-an386")
+TARGETS["m33-dsp"] = Target("cortex-m33", "auto", "mps2-an505")
 
 
 @dataclass(frozen=True)
@@ -52,9 +60,9 @@ class FirmwareRun:
 
 
 def prepare_existing(pte: Path, inputs: Sequence[Path], expected: Sequence[Path], out: Path,
-                     board: Board = CORSTONE_300) -> PreparedProgram:
-    """The memory manifest of an existing program for ``board``, with its input and
-    expected-output .npy files, ready for build_firmware."""
+                     board: PoolBudget | None = None) -> PreparedProgram:
+    """The memory manifest of an existing program for ``board`` (default: the default
+    board's budget), with its input and expected-output .npy files, ready for build_firmware."""
     out.mkdir(parents=True, exist_ok=True)
     arrays = [np.load(p) for p in inputs]
     manifest = write_manifest(pte, out, inputs=arrays, board=board)
@@ -68,6 +76,8 @@ def build_and_run(prepared: PreparedProgram, flavour: str, build_dir: Path, time
     program's kernels, and runs it on the target's QEMU machine. Reusing ``build_dir``
     for another program recompiles only what differs."""
     target = TARGETS[flavour]
+    profile = target.profile
     elf = build_firmware(prepared, build_dir, locate_sources(), build_dir / "build.log", cpu=target.cpu,
-                         selective=True, cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={target.cmake_flavour}"])
-    return FirmwareRun(run_firmware(elf, timeout=timeout, machine=target.machine), elf)
+                         selective=True, board_file=profile.path,
+                         cmake_args=[f"-DKILN_CORTEX_M_FLAVOUR={target.cmake_flavour}"])
+    return FirmwareRun(run_firmware(elf, timeout=timeout, machine=profile.qemu.machine), elf)

@@ -8,7 +8,8 @@ deployment's output, so repeated deployments only rebuild what changed.
 The sources come from, in this order: ``--source-dir``; the copy installed with the kiln
 package (``kiln/firmware_sources``, the sources the package was built from, see
 tools/cmake/KilnFirmwareSources.cmake); the checkout above the package (an editable
-install). :func:`locate_sources` says which, and the deployment prints it.
+install; :mod:`kiln.firmware_tree`). :func:`locate_sources` says which, and the deployment
+prints it. The board (``-DKILN_BOARD_FILE``) is a board file (:mod:`kiln.boards`).
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import kiln
 from kiln.deploy.prepare import DeployError, PreparedProgram
 from kiln.deploy.steps import first_error_line, run_logged
+from kiln.firmware_tree import FirmwareTree, find_firmware_tree, is_source_tree
 
 logger = logging.getLogger("kiln.deploy")
 
@@ -36,26 +37,10 @@ PRESETS = {"cortex-m55": "arm-baremetal", "cortex-m85": "arm-baremetal-m85"}
 #: kernel comparison only: kiln-deploy does not target them.
 MPS2_PRESETS = {"cortex-m4": "arm-baremetal-m4", "cortex-m33": "arm-baremetal-m33"}
 
-#: Where the wheel installs the firmware's sources, inside the kiln package.
-SHIPPED_SOURCES = "firmware_sources"
-
 #: CMakePresets.json version 6 needs CMake 3.25.
 MINIMUM_CMAKE = (3, 25)
 
-
-@dataclass(frozen=True)
-class FirmwareSources:
-    """The source tree a firmware is built from, and how it was chosen (said to the user)."""
-
-    path: Path
-    origin: str
-
-
-def is_source_tree(path: Path) -> bool:
-    return (path / "CMakePresets.json").is_file() and (path / "examples" / "arm" / "CMakeLists.txt").is_file()
-
-
-def locate_sources(source_dir: Path | None = None) -> FirmwareSources:
+def locate_sources(source_dir: Path | None = None) -> FirmwareTree:
     """``source_dir`` if given, else the sources shipped with the package, else the
     checkout the package runs from (editable install)."""
     if source_dir is not None:
@@ -63,17 +48,12 @@ def locate_sources(source_dir: Path | None = None) -> FirmwareSources:
         if not is_source_tree(path):
             raise DeployError(f"--source-dir {source_dir}: not a Kiln source tree (no CMakePresets.json "
                               "and examples/arm/CMakeLists.txt there)", 2)
-        return FirmwareSources(path, "given with --source-dir")
-    for entry in kiln.__path__:
-        shipped = Path(entry) / SHIPPED_SOURCES
-        if is_source_tree(shipped):
-            return FirmwareSources(shipped.resolve(), f"installed with kiln {kiln.__version__}")
-    for entry in kiln.__path__:
-        for parent in Path(entry).resolve().parents:
-            if is_source_tree(parent):
-                return FirmwareSources(parent, "the checkout the kiln package is installed from (editable)")
-    raise DeployError("no firmware sources: the kiln package has no firmware_sources folder (an incomplete "
-                      "install?) and no Kiln checkout above it; pass --source-dir <kiln checkout>", 2)
+        return FirmwareTree(path, "given with --source-dir")
+    found = find_firmware_tree()
+    if found is None:
+        raise DeployError("no firmware sources: the kiln package has no firmware_sources folder (an incomplete "
+                          "install?) and no Kiln checkout above it; pass --source-dir <kiln checkout>", 2)
+    return found
 
 
 def _cmake_version(cmake: str) -> tuple[int, int]:
@@ -123,13 +103,15 @@ def _configured_source(build_dir: Path) -> Path | None:
     return None
 
 
-def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: FirmwareSources, log: Path,
+def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: FirmwareTree, log: Path,
                    cpu: str = "cortex-m55", ethos_u: bool = False, selective: bool = False, jobs: int = 2,
-                   on_line: Callable[[str], None] | None = None, cmake_args: Sequence[str] = ()) -> Path:
+                   on_line: Callable[[str], None] | None = None, cmake_args: Sequence[str] = (),
+                   board_file: Path | None = None) -> Path:
     """Configures and builds the firmware in ``build_dir`` (CMake and compiler output go to
-    ``log``); returns the ELF's path. ``selective`` links only the program's kernels,
-    compiled for only its dtypes; ``cmake_args`` are more -D options (e.g.
-    ``-DKILN_BOARD=corstone-320``)."""
+    ``log``) for the board of ``board_file`` (default: the sources' default board); returns
+    the ELF's path. First it checks that the program fits the board (a failure names the
+    region and the sizes, before anything is compiled). ``selective`` links only the
+    program's kernels, compiled for only its dtypes; ``cmake_args`` are more -D options."""
     presets = {**PRESETS, **MPS2_PRESETS}
     if cpu not in presets:
         raise DeployError(f"no firmware preset for {cpu}; choose one of {', '.join(presets)}", 2)
@@ -153,14 +135,21 @@ def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: Firmware
         f"-DKILN_FIRMWARE_MEMORY_HEADER={prepared.memory_header.resolve()}",
         "-DKILN_FIRMWARE_INPUTS=" + ";".join(str(p.resolve()) for p in prepared.inputs),
         "-DKILN_FIRMWARE_EXPECTED_OUTPUTS=" + ";".join(str(p.resolve()) for p in prepared.expected_outputs),
+        # Always given, so that a reused build folder forgets a previous board.
+        f"-DKILN_BOARD_FILE={Path(board_file).resolve() if board_file else ''}",
+        "-DKILN_BOARD_CODE_REGION=",
         *cmake_args,
     ]
-    build = [tools.cmake, "--build", str(build_dir), "--target", "kiln_firmware", "-j", str(jobs)]
-    for command, what in ((configure, "configuring the firmware (CMake)"), (build, "building the firmware")):
+    build = [tools.cmake, "--build", str(build_dir), "-j", str(jobs), "--target"]
+    steps = ((configure, "configuring the firmware (CMake)"),
+             ([*build, "kiln_firmware_fits_board"], "checking that the program fits the board"),
+             ([*build, "kiln_firmware"], "building the firmware"))
+    for command, what in steps:
         logger.info("%s: %s", what, " ".join(command))
         code = run_logged(command, log, cwd=build_dir, on_line=on_line)
         if code != 0:
             reason = first_error_line(log) or f"exit code {code}"
+            reason = reason.removeprefix("error: ")  # the line kiln-deploy prints says it already
             raise DeployError(f"{what} failed: {reason} (full log: {log})", code)
     elf = build_dir / "examples" / "arm" / "kiln_firmware.elf"
     if not elf.is_file():

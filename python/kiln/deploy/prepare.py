@@ -10,7 +10,7 @@
 
 Also a command for build systems (the firmware tests run it at build time)::
 
-    python -m kiln.deploy.prepare --model_name add --out-dir DIR [-- kiln-aot flags]
+    python -m kiln.deploy.prepare --model_name add --out-dir DIR [--board NAME_OR_FILE] [-- kiln-aot flags]
 """
 
 from __future__ import annotations
@@ -27,8 +27,9 @@ from pathlib import Path
 import numpy as np
 
 from kiln import KilnError
+from kiln.boards import BoardFileError
 from kiln.deploy.steps import last_error_line, run_logged
-from kiln.memory.manifest import Board, Manifest, describe, write_manifest
+from kiln.memory.manifest import Manifest, PoolBudget, describe, pool_budget, write_manifest
 
 logger = logging.getLogger("kiln.deploy")
 
@@ -80,13 +81,11 @@ def host_outputs(pte: Path, inputs: Sequence[np.ndarray], method: str = "forward
 def prepare_program(model_name: str, out_dir: str | Path, name: str | None = None,
                     aot_args: Sequence[str] = (), sram_bytes: int | None = None,
                     intermediates: Path | None = None, log: Path | None = None,
-                    on_line: Callable[[str], None] | None = None, board: Board | None = None) -> PreparedProgram:
+                    on_line: Callable[[str], None] | None = None, board: PoolBudget | None = None) -> PreparedProgram:
     """Compiles ``model_name`` and writes everything the firmware embeds into ``out_dir``
     (kiln-aot's intermediates into ``intermediates``, default ``out_dir/intermediates``;
-    its output into ``log`` if given); the memory manifest places the pools on ``board``
-    (default Corstone-300), with ``sram_bytes`` of SRAM if given."""
-    from kiln.memory.manifest import CORSTONE_300
-
+    its output into ``log`` if given); the memory manifest places the pools in ``board``'s
+    memory (default: the default board's, corstone-300), with ``sram_bytes`` of SRAM if given."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     name = name or Path(model_name.split(":")[-1]).stem
@@ -105,9 +104,9 @@ def prepare_program(model_name: str, out_dir: str | Path, name: str | None = Non
             shutil.copyfile(path, target)
         embedded_inputs.append(target)
 
-    board = board if board is not None else CORSTONE_300
+    board = board if board is not None else pool_budget()
     if sram_bytes is not None:
-        board = Board(board.name, sram_bytes, board.ddr_bytes)
+        board = PoolBudget(board.name, sram_bytes, board.ddr_bytes)
     manifest = write_manifest(pte, out, inputs=inputs, board=board)
     expected = []
     for i, array in enumerate(host_outputs(pte, inputs)):
@@ -126,13 +125,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model_name", "-m", required=True)
     parser.add_argument("--out-dir", type=Path, required=True)
     parser.add_argument("--name", help="file stem (default: the model's name)")
-    parser.add_argument("--sram-bytes", type=int, help="SRAM budget for the memory manifest")
+    parser.add_argument("--board", metavar="NAME_OR_FILE",
+                        help="the board the memory manifest places the pools on: a shipped board's name or a "
+                             "board file (default: corstone-300)")
+    parser.add_argument("--sram-bytes", type=int, help="SRAM budget for the memory manifest (default: the board's)")
     parser.add_argument("aot_args", nargs="*", help="extra kiln-aot flags, after --")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
-        prepared = prepare_program(args.model_name, args.out_dir, args.name, args.aot_args, args.sram_bytes)
-    except DeployError as error:
+        prepared = prepare_program(args.model_name, args.out_dir, args.name, args.aot_args, args.sram_bytes,
+                                   board=pool_budget(args.board))
+    except (DeployError, BoardFileError) as error:
         print(f"error: {error}", file=sys.stderr)
         return error.exit_code
     print(describe(prepared.manifest))

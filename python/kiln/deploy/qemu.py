@@ -1,4 +1,5 @@
-"""Running firmware in QEMU's Corstone-300 model (``mps3-an547``) with a time bound.
+"""Running firmware in QEMU with a time bound, on the machine its board file names
+(``qemu.machine``; by default the default board's: ``mps3-an547``, the Corstone-300).
 
 The firmware prints on UART0 (QEMU's stdout with ``-nographic``) and ends with a
 semihosting SYS_EXIT_EXTENDED call that becomes QEMU's exit status. ``-icount shift=0``
@@ -13,6 +14,8 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+from kiln.boards import DEFAULT_BOARD, load_board
 
 #: What the firmware's exit statuses mean (examples/arm/platform/board.h).
 EXIT_STATUS_MEANINGS = {
@@ -45,14 +48,21 @@ class QemuResult:
         return EXIT_STATUS_MEANINGS.get(self.exit_code, "unknown status")
 
 
-def qemu_command(elf: Path, machine: str = "mps3-an547", qemu: str = "qemu-system-arm") -> list[str]:
+def qemu_command(elf: Path, machine: str, qemu: str = "qemu-system-arm") -> list[str]:
     return [qemu, "-machine", machine, "-nographic", "-monitor", "none", "-serial", "stdio",
             "-semihosting-config", "enable=on,target=native", "-icount", "shift=0",
             "-kernel", str(elf)]
 
 
-def run_firmware(elf: str | Path, timeout: float = 120.0, machine: str = "mps3-an547") -> QemuResult:
-    """Runs ``elf`` to its exit. Raises QemuTimeout (with the output so far) after ``timeout`` s."""
+def default_machine() -> str:
+    """The QEMU machine of the default board (kiln.boards.DEFAULT_BOARD)."""
+    return load_board(DEFAULT_BOARD).qemu.machine
+
+
+def run_firmware(elf: str | Path, timeout: float = 120.0, machine: str | None = None) -> QemuResult:
+    """Runs ``elf`` to its exit on ``machine`` (default: the default board's). Raises
+    QemuTimeout (with the output so far) after ``timeout`` s."""
+    machine = machine or default_machine()
     qemu = shutil.which("qemu-system-arm")
     if qemu is None:
         raise FileNotFoundError("qemu-system-arm not found: apt-get install qemu-system-arm")

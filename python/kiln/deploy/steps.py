@@ -100,14 +100,23 @@ def run_logged(command: Sequence[str], log_path: Path, cwd: Path | None = None,
         return process.returncode
 
 
+#: What, after Ninja's "FAILED: <output>" line, says why: the linker's region overflow (names
+#: the region and the bytes), a compiler's or Kiln's "error:" line, a CMake error.
+_FAILED_REASONS = ("overflowed by", "error:", "CMake Error")
+
+
 def first_error_line(log_path: Path, markers: Sequence[str] = ("error:", "CMake Error", "FAILED:")) -> str | None:
-    """The first line of the log that reports an error (what the user needs first)."""
+    """The first line of the log that reports an error (what the user needs first). For a
+    Ninja ``FAILED:`` line, the line below it that says why, when there is one."""
     try:
         lines = log_path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
     for index, line in enumerate(lines):
         if any(marker in line for marker in markers):
+            if line.startswith("FAILED:"):
+                index = _failure_reason(lines, index)
+                line = lines[index]
             text = line.strip()
             # "CMake Error at file:line (message):" has its message on the next lines.
             following = [rest.strip() for rest in lines[index + 1:index + 4] if rest.strip()]
@@ -115,6 +124,18 @@ def first_error_line(log_path: Path, markers: Sequence[str] = ("error:", "CMake 
                 text += " " + following[0]
             return text
     return None
+
+
+def _failure_reason(lines: Sequence[str], failed: int) -> int:
+    """The index of the line that explains Ninja's ``FAILED:`` line at ``failed`` (the lines
+    up to Ninja's next status line), or ``failed`` itself."""
+    end = next((i for i in range(failed + 1, len(lines)) if _NINJA_PROGRESS.match(lines[i])
+                or lines[i].startswith(("FAILED:", "ninja: "))), len(lines))
+    for reason in _FAILED_REASONS:
+        for index in range(failed + 1, end):
+            if reason in lines[index]:
+                return index
+    return failed
 
 
 def last_error_line(text: str) -> str | None:

@@ -24,7 +24,10 @@ implementation of its rules:
 
 Placement is greedy in order of access frequency: the method allocator, the temp
 allocator, then the planned buffers go to SRAM while they fit the board's SRAM budget;
-the rest go to DDR. The program itself is read-only data in DDR.
+the rest go to DDR. The program itself is read-only data in DDR. The budgets come from the
+board file (:mod:`kiln.boards`): the sizes of the regions it names for the pools placed in
+"SRAM" and in "DDR" (``memory.sram_pools``, ``memory.ddr_pools``); the firmware build checks
+that the pools, the program and its inputs fit those regions.
 """
 
 from __future__ import annotations
@@ -41,31 +44,33 @@ from pathlib import Path
 
 import numpy as np
 
+from kiln.boards import DEFAULT_BOARD, BoardProfile, load_board
+
 logger = logging.getLogger("kiln.memory.manifest")
 
 MANIFEST_FORMAT = "kiln-memory-manifest"
 MANIFEST_VERSION = 1
 #: Every pool is aligned to this many bytes in firmware; totals count the padding.
 POOL_ALIGNMENT = 16
-#: Section names of the pools in examples/arm/platform/corstone-300.ld.in.
+#: Section names of the pools in examples/arm/platform/firmware.ld.in.
 _SECTIONS = {"SRAM": ".bss.kiln_sram", "DDR": ".bss.kiln_ddr"}
 
 
 @dataclass(frozen=True)
-class Board:
-    """The memory a board offers Kiln's pools."""
+class PoolBudget:
+    """The memory a board offers Kiln's pools: the sizes of the regions its board file
+    names for the pools placed in "SRAM" and in "DDR"."""
 
     name: str
     sram_bytes: int
     ddr_bytes: int
 
 
-#: Corstone-300 as QEMU's mps3-an547 models it: 4 MiB ISRAM, 2 GiB DDR
-#: (examples/arm/platform/corstone-300.cmake).
-CORSTONE_300 = Board(name="corstone-300", sram_bytes=4 * 1024 * 1024, ddr_bytes=2 * 1024**3)
-#: Corstone-320 (the Ethos-U85's board): 4 MiB ISRAM, the 256 MiB secure DDR window
-#: (examples/arm/platform/corstone-320.cmake).
-CORSTONE_320 = Board(name="corstone-320", sram_bytes=4 * 1024 * 1024, ddr_bytes=256 * 1024**2)
+def pool_budget(board: BoardProfile | str | Path | None = None) -> PoolBudget:
+    """The pool budget of a board profile, a shipped board's name or a board file's path
+    (default: the default board, corstone-300)."""
+    profile = board if isinstance(board, BoardProfile) else load_board(board or DEFAULT_BOARD)
+    return PoolBudget(profile.name, profile.sram_pool_region.size, profile.ddr_pool_region.size)
 
 
 @dataclass
@@ -86,7 +91,7 @@ class Manifest:
     program_bytes: int
     program_sha256: str
     method: str
-    board: Board
+    board: PoolBudget
     pools: list[Pool] = field(default_factory=list)
     #: Bytes of NPU scratch inside the method allocator (0 without Ethos-U delegates).
     npu_scratch_bytes: int = 0
@@ -124,7 +129,7 @@ def _align(size: int) -> int:
     return (size + POOL_ALIGNMENT - 1) // POOL_ALIGNMENT * POOL_ALIGNMENT
 
 
-def _place(pools: list[Pool], board: Board) -> None:
+def _place(pools: list[Pool], board: PoolBudget) -> None:
     """SRAM while it lasts, in the pools' order; DDR for the rest."""
     sram_left = board.sram_bytes
     for pool in pools:
@@ -196,10 +201,12 @@ def _example_inputs(meta, inputs: Sequence[np.ndarray] | None) -> list[np.ndarra
 
 
 def build_manifest(program_path: str | Path, method: str = "forward",
-                   inputs: Sequence[np.ndarray] | None = None, board: Board = CORSTONE_300) -> Manifest:
-    """Measures the program with Kiln's runtime and places its pools on ``board``."""
+                   inputs: Sequence[np.ndarray] | None = None, board: PoolBudget | None = None) -> Manifest:
+    """Measures the program with Kiln's runtime and places its pools on ``board`` (default:
+    the default board's budget)."""
     from kiln.runtime import Runtime
 
+    board = board if board is not None else pool_budget()
     path = Path(program_path)
     data = path.read_bytes()
     program = Runtime.get().load_program(data)
@@ -270,7 +277,7 @@ def manifest_paths(program_path: str | Path, out_dir: str | Path | None = None) 
 
 
 def write_manifest(program_path: str | Path, out_dir: str | Path | None = None, method: str = "forward",
-                   inputs: Sequence[np.ndarray] | None = None, board: Board = CORSTONE_300) -> Manifest:
+                   inputs: Sequence[np.ndarray] | None = None, board: PoolBudget | None = None) -> Manifest:
     """Writes ``<name>.manifest.json`` and ``<name>_memory.h`` for ``program_path`` into
     ``out_dir`` (default: next to the program) and returns the manifest."""
     manifest = build_manifest(program_path, method, inputs, board)
@@ -303,10 +310,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--method", default="forward")
     parser.add_argument("--inputs", type=Path, nargs="*", help=".npy inputs for the temp-allocator run "
                         "(default: zeros of the declared shapes)")
-    parser.add_argument("--sram-bytes", type=int, default=CORSTONE_300.sram_bytes,
-                        help="SRAM budget for the pools (default: Corstone-300's 4 MiB ISRAM)")
+    parser.add_argument("--board", default=None, metavar="NAME_OR_FILE",
+                        help="the board whose memory the pools are placed in: a shipped board's name or a board "
+                             "file (default: corstone-300)")
+    parser.add_argument("--sram-bytes", type=int,
+                        help="SRAM budget for the pools (default: the size of the board's memory.sram_pools region)")
     args = parser.parse_args(argv)
-    board = Board(CORSTONE_300.name, args.sram_bytes, CORSTONE_300.ddr_bytes)
+    board = pool_budget(args.board)
+    if args.sram_bytes is not None:
+        board = PoolBudget(board.name, args.sram_bytes, board.ddr_bytes)
     inputs = [np.load(p) for p in args.inputs] if args.inputs else None
     manifest = write_manifest(args.program, args.out_dir, args.method, inputs, board)
     print(describe(manifest))

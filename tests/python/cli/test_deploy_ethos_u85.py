@@ -2,7 +2,7 @@
 Kiln's ``examples/arm/run.sh``, from a folder outside the checkout, with the output and
 intermediates in one folder that does not exist yet (as the learning path writes them).
 
-The firmware gets the corstone-320 board profile (its memory sizes) and runs on QEMU's
+The firmware gets the corstone-320 board (its board file: its memory sizes) and runs on QEMU's
 mps3-an547 (Cortex-M55), since QEMU has no Corstone-320; the Ethos-U85 command stream runs
 on the virtual NPU inside the firmware, whose outputs must equal the host runtime's bit for
 bit. One model and one configuration keep CI short: the learning path's flags with the
@@ -18,25 +18,26 @@ from pathlib import Path
 import pytest
 
 from kiln.cli import deploy as kiln_deploy
-from kiln.memory.manifest import CORSTONE_300, CORSTONE_320
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 RUN_SH = CHECKOUT / "examples" / "arm" / "run.sh"
 
 
-@pytest.mark.parametrize("target, board", [("ethos-u85-128", CORSTONE_320), ("ethos-u85-2048", CORSTONE_320),
-                                           ("ethos-u55-128", CORSTONE_300), (None, CORSTONE_300)])
-def test_ethos_u85_targets_get_the_corstone_320_profile(target: str | None, board) -> None:
+@pytest.mark.parametrize("target, board", [("ethos-u85-128", "corstone-320"), ("ethos-u85-2048", "corstone-320"),
+                                           ("ethos-u55-128", "corstone-300"), (None, "corstone-300")])
+def test_ethos_u85_targets_get_the_corstone_320_profile(target: str | None, board: str) -> None:
     argv = ["--model_name=add", "--aot_arm_compiler_flags=--delegate --quantize"]
     args = kiln_deploy.parse_arguments(argv + ([f"--target={target}"] if target else []))
     kiln_deploy.check_target(args)  # U85 targets are no longer refused
-    assert kiln_deploy.board_for(args) == board
+    chosen = kiln_deploy.board_for(args)
+    kiln_deploy.check_board(args, chosen)
+    assert (chosen.name, args.cpu) == (board, "cortex-m55")  # QEMU's core runs both
 
 
 def test_cpu_programs_keep_the_corstone_300_profile() -> None:
     args = kiln_deploy.parse_arguments(["--model_name=add"])
     kiln_deploy.check_target(args)
-    assert kiln_deploy.board_for(args) == CORSTONE_300
+    assert kiln_deploy.board_for(args).name == "corstone-300"
 
 
 @pytest.mark.slow
@@ -56,7 +57,7 @@ def test_learning_path_command_for_the_u85_runs_the_firmware(tmp_path: Path) -> 
     assert manifest["board"]["name"] == "corstone-320"
     # The Corstone-320's 32 KiB TCMs hold only the vector table: code and data are in SRAM.
     linker_script = (out / "firmware-cortex-m55" / "examples" / "arm" / "corstone-320.ld").read_text()
-    assert "ITCM  (rx)  : ORIGIN = 0x00000000,  LENGTH = 32768" in linker_script
+    assert "ITCM (rwx) : ORIGIN = 0x00000000, LENGTH = 32768" in linker_script
     assert "} > SRAM AT > SRAM" in linker_script
     # --evaluate's TOSA reference check ran (the learning path asks for it).
     assert "evaluate: delegate" in completed.stdout
