@@ -116,9 +116,34 @@ def _write_out(model: GraphModule, node: Node, constants: ConstantEvaluator) -> 
     scores = emit(aten.matmul.default, q, emit(aten.transpose.int, k, -2, -1))
     scores = _hide(emit, model, emit(aten.mul.Tensor, scores, scale), mask, causal, constants)
     result = emit(aten.matmul.default, emit(aten._safe_softmax.default, scores, -1), v)
+    if not node.meta["val"].is_contiguous():
+        _views_to_reshapes(node)
     node.replace_all_uses_with(result)
     model.graph.erase_node(node)
     return True
+
+
+# Operators that only rearrange their first argument's elements (views in eager PyTorch).
+_VIEW_OPS = (aten.transpose.int, aten.permute.default, aten.view.default, aten.reshape.default,
+             aten.select.int, aten.slice.Tensor, aten.unsqueeze.default, aten.squeeze.dim,
+             aten.flatten.using_ints)
+
+
+def _views_to_reshapes(attention: Node) -> None:
+    """PyTorch's fused attention returns its result with the heads axis inside the tokens
+    axis in memory, so ``y.transpose(1, 2).contiguous().view(...)`` (nanoGPT) exports
+    without the ``contiguous`` (it copied nothing) and a ``view`` of the transposed
+    result. The written-out result is a contiguous matrix product, which that view cannot
+    reinterpret: views downstream of it become reshapes (the same values; a reshape copies
+    where a view cannot)."""
+    pending = [attention]
+    while pending:
+        node = pending.pop()
+        for user in node.users:
+            if user.op == "call_function" and user.target in _VIEW_OPS and user.args[0] is node:
+                if user.target == aten.view.default:
+                    user.target = aten.reshape.default
+                pending.append(user)
 
 
 def _unbind_to_selects(graph: torch.fx.Graph, node: Node) -> None:
