@@ -41,7 +41,8 @@ from kiln.backends.arm.partitioner.grouping import (
     units_in_order,
 )
 from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
-from kiln.passes.delegation import is_dequantize, operator_name
+from kiln import ExportError
+from kiln.passes.delegation import extract_subgraph, is_dequantize, operator_name
 
 logger = logging.getLogger(__name__)
 
@@ -89,13 +90,27 @@ class EthosUPartitioner:
                 :func:`kiln.passes.delegation.duplicate_shared_dequantize`).
             constants: placeholder name -> tensor of the graph's constant inputs.
         """
+        refused: dict[str, str] = {}
+        while True:
+            result = self._partition(graph_module, constants, refused)
+            found = {node: reason for node, reason in _vela_limits(result.partitions, constants, self.compile_spec)
+                     if node not in refused}
+            if not found:
+                return result
+            logger.info("%s: Vela would refuse what %d node(s) lower to: %s; partitioning again", self.target,
+                        len(found), ", ".join(found))
+            refused.update(found)
+
+    def _partition(self, graph_module: torch.fx.GraphModule, constants: Mapping[str, torch.Tensor],
+                   refused: Mapping[str, str]) -> PartitionResult:
+        """One partitioning, with the nodes in ``refused`` (name -> reason) on the CPU."""
         graph = graph_module.graph
         constant = constant_nodes(graph, constants)
         context = CheckContext(self.target, constants, self.compile_spec, constant)
         reasons: dict[torch.fx.Node, str] = {}
         delegable = []
         for group in quantized_groups(graph, constant):
-            self._decide_group(group, context, reasons)
+            self._decide_group(group, context, reasons, refused)
             if not group.reason:
                 delegable.append(group)
         delegable = _without_loops(graph, delegable, reasons)
@@ -126,7 +141,8 @@ class EthosUPartitioner:
         report.split(partition.name, [_summary(piece) for piece in pieces], reason)
         return pieces
 
-    def _decide_group(self, group: QuantizedGroup, context: CheckContext, reasons: dict) -> None:
+    def _decide_group(self, group: QuantizedGroup, context: CheckContext, reasons: dict,
+                      refused: Mapping[str, str]) -> None:
         if group.reason:
             for node in group.nodes:
                 reasons[node] = group.reason
@@ -135,7 +151,7 @@ class EthosUPartitioner:
         for node in group.nodes:
             if node.target is operator.getitem:
                 continue
-            reason = first_objection(node, self.checks, context)
+            reason = refused.get(node.name) or first_objection(node, self.checks, context)
             if reason is not None:
                 objections[node] = reason
         if not objections:
@@ -195,6 +211,29 @@ class EthosUPartitioner:
             report.decisions.append(decision)
         report.partitions.extend(_summary(partition) for partition in partitions)
         return report
+
+
+def _vela_limits(partitions: list[Partition], constants: Mapping[str, torch.Tensor],
+                 compile_spec: Any) -> list[tuple[str, str]]:
+    """(node, reason) for each node whose TOSA Vela would refuse for the target
+    (kiln.backends.arm.tosa.vela_limits), found by lowering every partition without
+    running Vela. A partition the lowering cannot take at all is the backend's to reject."""
+    from kiln.backends.arm.tosa import TosaLoweringError
+    from kiln.backends.arm.tosa.lowering import vela_limits
+    from kiln.backends.arm.tosa.vela_limits import has_limits
+
+    if not has_limits(str(getattr(compile_spec, "target", compile_spec))):
+        return []
+    found: list[tuple[str, str]] = []
+    for partition in partitions:
+        subgraph = extract_subgraph(partition.nodes, constants, partition.name)
+        try:
+            errors = vela_limits(subgraph.graph_module, compile_spec, name=partition.name)
+        except (TosaLoweringError, ExportError) as error:
+            logger.debug("%s: not checked against Vela's limits: %s", partition.name, error)
+            continue
+        found.extend((error.node, f"Vela would refuse it: {error.reason}") for error in errors)
+    return found
 
 
 def _requantizations(graph: torch.fx.Graph) -> set[torch.fx.Node]:

@@ -19,12 +19,15 @@ import tosa_serializer as ts
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext
 from kiln.backends.arm.tosa.ops import register
+from kiln.backends.arm.tosa.vela_limits import transpose_objection
 from kiln.backends.arm.tosa.values import (
     ConstTensor, QTensor, canonical_perm, compose, inverse, moves_data, permute_shape,
 )
 from kiln.passes.as_strided import reshape_objection
 
 aten = torch.ops.aten
+
+_BITS = {ts.DType.INT8: 8, ts.DType.INT16: 16, ts.DType.INT32: 32, ts.DType.BOOL: 8}
 
 
 def transpose(ctx: LoweringContext, source: str, shape: Sequence[int], perm: Sequence[int],
@@ -36,6 +39,9 @@ def transpose(ctx: LoweringContext, source: str, shape: Sequence[int], perm: Seq
     out_shape = permute_shape(shape, perm)
     if not moves_data(shape, perm):
         return ctx.reshape(source, out_shape, dtype, stem)
+    objection = transpose_objection(shape, perm, _BITS.get(dtype, 8), ctx.target) if ctx.target else None
+    if objection is not None:
+        ctx.refuse_for_vela(objection)
     return ctx.builder.op(ts.Op.TRANSPOSE, [source], out_shape, dtype, attribute("Transpose", list(perm)), stem)
 
 
