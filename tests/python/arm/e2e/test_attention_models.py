@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 import kiln
 from kiln import _runtime
@@ -43,12 +44,38 @@ MEAN_LSB_FROM_QUANTIZED_PYTORCH = 0.1
 
 ModelFactory = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
 
+
+class ScaledMaskedAttention(torch.nn.Module):
+    """``F.scaled_dot_product_attention`` with a ``scale`` of its own and an additive float
+    mask (0 where a key is seen, -inf where it is hidden: a sliding window of 4 tokens)."""
+
+    def __init__(self, dim: int = 32, heads: int = 2, tokens: int = 12) -> None:
+        super().__init__()
+        self.heads = heads
+        self.qkv = torch.nn.Linear(dim, 3 * dim)
+        self.proj = torch.nn.Linear(dim, dim)
+        distance = torch.arange(tokens)[:, None] - torch.arange(tokens)[None, :]
+        window = (distance >= 0) & (distance < 4)
+        self.register_buffer("mask", torch.zeros(tokens, tokens).masked_fill(~window, float("-inf")))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, tokens, dim = x.shape
+        q, k, v = self.qkv(x).view(batch, tokens, 3, self.heads, dim // self.heads).permute(2, 0, 3, 1, 4)
+        y = F.scaled_dot_product_attention(q, k, v, attn_mask=self.mask, scale=0.3)
+        return x + self.proj(y.transpose(1, 2).reshape(batch, tokens, dim))
+
+
+def _scaled_masked_attention() -> tuple[torch.nn.Module, tuple[torch.Tensor, ...]]:
+    torch.manual_seed(0)
+    return ScaledMaskedAttention(), (example_input((1, 12, 32)),)
+
 ATTENTION: dict[str, ModelFactory] = {
     "decoder_is_causal": lambda: make_causal_decoder("is_causal"),
     "decoder_attn_mask": lambda: make_causal_decoder("attn_mask"),
     "decoder_masked_fill": lambda: make_causal_decoder("masked_fill"),
     "mha_encoder": make_mha_encoder,
     "mha_encoder_need_weights": lambda: make_mha_encoder(need_weights=True),
+    "sdpa_scale_float_mask": _scaled_masked_attention,
 }
 ONE_DELEGATE: dict[str, ModelFactory] = {
     "attention_block": make_attention_block,
