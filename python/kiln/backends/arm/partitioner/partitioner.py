@@ -84,6 +84,11 @@ class EthosUPartitioner:
     def partition(self, graph_module: torch.fx.GraphModule, constants: Mapping[str, torch.Tensor]) -> PartitionResult:
         """Decides every operator node of ``graph_module``; does not modify it.
 
+        On targets whose Vela limits Kiln knows (ethos-u55/u65 transposes), each partition is
+        lowered to TOSA without Vela; a node whose lowering Vela would refuse stays on the CPU
+        with the reason, and the graph is partitioned again until none is left (a node the
+        check names but no group holds is left to the backend, which rejects it by trial).
+
         Args:
             graph_module: a core-ATen graph in PT2E quantize/dequantize form, each
                 dequantize node with one user (see
