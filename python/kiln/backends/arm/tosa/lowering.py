@@ -19,7 +19,8 @@ import torch
 import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.context import (
-    LoweringContext, TosaLoweringError, VelaLimitError, carries_no_computation, is_dequantize, module_attribute, qd, tosa_dtype_of,
+    LoweringContext, TosaLoweringError, VelaLimitError, carries_no_computation, is_dequantize, module_attribute, qd,
+    tosa_dtype_of,
 )
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import lower_table, table_region
