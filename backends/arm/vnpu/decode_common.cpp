@@ -40,6 +40,11 @@ Error decode_upscale(uint32_t field, UpscaleMode* mode) {
   return Error::Ok;
 }
 
+namespace {
+constexpr uint32_t kMaxKernelHeight = 256;
+constexpr uint64_t kMaxKernelArea = 256 * 256;
+}  // namespace
+
 Error finish_kernel(uint32_t height_m1, uint32_t width_m1, uint32_t pad_top, uint32_t pad_left,
                     uint32_t pad_bottom, uint32_t pad_right, KernelGeometry* k) {
   if (width_m1 % k->dilation_x != 0 || height_m1 % k->dilation_y != 0) {
@@ -53,8 +58,11 @@ Error finish_kernel(uint32_t height_m1, uint32_t width_m1, uint32_t pad_top, uin
   k->pad_left = static_cast<int32_t>(pad_left);
   k->pad_bottom = static_cast<int32_t>(pad_bottom);
   k->pad_right = static_cast<int32_t>(pad_right);
-  if (k->height > 64 || k->width > 64 || pad_top > 255 || pad_left > 255 || pad_bottom > 255 ||
-      pad_right > 255) {
+  // Kernel extents as Vela bounds pooling (regor's constraints: height at most 256, area at
+  // most 256 x 256): it runs a reduction over a long axis as a 1xN pooling (a softmax's row
+  // sums over 197 keys: 1x197). Convolutions' own limit is IfmRows::init's.
+  if (k->height > kMaxKernelHeight || uint64_t{k->height} * k->width > kMaxKernelArea || pad_top > 255 ||
+      pad_left > 255 || pad_bottom > 255 || pad_right > 255) {
     KILN_LOG(Error, "kernel %ux%u / padding t%u l%u b%u r%u out of range", k->height, k->width,
              pad_top, pad_left, pad_bottom, pad_right);
     return Error::NpuInvalidRegister;

@@ -9,6 +9,11 @@ namespace kiln::vnpu {
 
 Error IfmRows::init(OpContext& ctx, const ConvSetup& s) {
   s_ = &s;
+  if (s.k.height > kMaxRows) {
+    KILN_LOG(Error, "convolution kernel height %u: the virtual NPU reads at most %u kernel rows", s.k.height,
+             kMaxRows);
+    return Error::NpuInvalidRegister;
+  }
   depth_ = s.ifm_depth;
   span_ = (s.k.height - 1) * s.k.dilation_y + 1;
   padded_width_ = (s.ofm_width - 1) * s.k.stride_x + (s.k.width - 1) * s.k.dilation_x + 1;

@@ -37,7 +37,8 @@ class IfmRows final {
   int16_t* ring_ = nullptr;
   int16_t* zero_row_ = nullptr;
   int32_t* slot_row_ = nullptr;  // logical IFM row held by each slot (INT32_MIN: none)
-  const int16_t* rows_[64] = {};
+  static constexpr uint32_t kMaxRows = 64;  // kernel rows of one convolution (init refuses more)
+  const int16_t* rows_[kMaxRows] = {};
   uint32_t span_ = 0, padded_width_ = 0, depth_ = 0;
   size_t row_elems_ = 0;
 };
