@@ -8,7 +8,8 @@ Each is one delegate with no compute left on the CPU on ethos-u85-256 and ethos-
 run on the virtual NPU: every delegate equals Arm's TOSA reference model on the graph
 Kiln lowered, bit for bit, and the program stays within a few output steps of the
 quantized PyTorch model (PyTorch's float softmax, layer norm and GELU against the NPU's
-integer ones). The fp32 programs (Kiln's CPU kernels, attention decomposed by core ATen)
+integer ones; further for the 12 blocks of DeiT-tiny and for MobileNetV3, see
+DEEP_LSB_FROM_QUANTIZED_PYTORCH). The fp32 programs (Kiln's CPU kernels, attention decomposed by core ATen)
 match eager PyTorch.
 """
 
@@ -41,6 +42,10 @@ _NUMPY = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
 # exact on the encoders).
 MAX_LSB_FROM_QUANTIZED_PYTORCH = 3.0
 MEAN_LSB_FROM_QUANTIZED_PYTORCH = 0.1
+# Deep networks drift further: 12 blocks of integer layer norm, softmax and GELU (DeiT-tiny,
+# measured 12 steps at most, 3.1 on average) and MobileNetV3's hardswish/squeeze-excite
+# chain (8 and 1.9). Issue 22 item 9 is about closing that gap; these bounds catch worse.
+DEEP_LSB_FROM_QUANTIZED_PYTORCH = {"deit_tiny": (16.0, 4.0), "mobilenet_v3_torchvision": (12.0, 2.5)}
 
 ModelFactory = Callable[[], tuple[torch.nn.Module, tuple[torch.Tensor, ...]]]
 
@@ -118,9 +123,13 @@ def _assert_one_delegate(compiled: Any, name: str, target: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("target", TARGETS)
 @pytest.mark.parametrize("name", sorted(ONE_DELEGATE))
-def test_vit_and_mobilenet_v3_are_one_delegate(quantized: Any, name: str, target: str) -> None:
-    program, _ = quantized(name)
-    _assert_one_delegate(_compile(program, target), name, target)
+def test_vit_and_mobilenet_v3_are_one_delegate_that_runs_on_the_virtual_npu(quantized: Any, name: str, target: str) -> None:
+    program, inputs = quantized(name)
+    compiled = _compile(program, target)
+    _assert_one_delegate(compiled, name, target)
+    most, mean = DEEP_LSB_FROM_QUANTIZED_PYTORCH.get(name, (MAX_LSB_FROM_QUANTIZED_PYTORCH,
+                                                            MEAN_LSB_FROM_QUANTIZED_PYTORCH))
+    _check_on_the_virtual_npu(program, compiled, inputs, name, target, most, mean)
 
 
 @pytest.mark.parametrize("name", sorted(ATTENTION))
@@ -158,7 +167,8 @@ def test_attention_over_more_than_64_tokens_runs_on_the_virtual_npu(target: str)
 
 
 def _check_on_the_virtual_npu(program: Any, compiled: Any, inputs: tuple[torch.Tensor, ...], name: str,
-                              target: str) -> None:
+                              target: str, most: float = MAX_LSB_FROM_QUANTIZED_PYTORCH,
+                              mean: float = MEAN_LSB_FROM_QUANTIZED_PYTORCH) -> None:
     # The delegate against the TOSA reference model, on random int8 inputs.
     pre = compiled.compile_report.delegates[0].preprocessed
     specs = [(key, bytes(value)) for key, value in pre.compile_specs]
@@ -178,7 +188,7 @@ def _check_on_the_virtual_npu(program: Any, compiled: Any, inputs: tuple[torch.T
     [step] = output_lsb(program.graph)
     assert step is not None
     steps_off = np.abs(np.asarray(got[0], np.float64) - expected) / step
-    assert steps_off.max() <= MAX_LSB_FROM_QUANTIZED_PYTORCH + 1e-3, (
+    assert steps_off.max() <= most + 1e-3, (
         f"{name} on {target}: {steps_off.max():.2f} LSB from quantized PyTorch")
-    assert steps_off.mean() <= MEAN_LSB_FROM_QUANTIZED_PYTORCH, (
+    assert steps_off.mean() <= mean, (
         f"{name} on {target}: {steps_off.mean():.3f} LSB from quantized PyTorch on average")
