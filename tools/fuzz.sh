@@ -12,7 +12,7 @@
 # Builds the preset first if needed (clang, ASan + UBSan; its seeds are compiled by Kiln's
 # Python package, so the venv of tools/setup.sh is used, or KILN_PYTHON). CI runs each target
 # for a minute through ctest; run this for minutes before changing a parser, the virtual NPU
-# or a delegate. J processes per target: 4 targets x J should be about the machine's cores.
+# or a delegate. J processes per target: 5 targets x J should be about the machine's cores.
 set -euo pipefail
 
 KILN_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -21,7 +21,7 @@ FUZZ_DIR="$BUILD/tests/fuzz"
 SECONDS_PER_TARGET=600
 JOBS=1
 # target -> corpus/seed folder name (as in tests/fuzz/CMakeLists.txt).
-ALL_TARGETS=(program ethos_u_payload vnpu_command_stream xnnpack_payload)
+ALL_TARGETS=(program ethos_u_payload vnpu_command_stream npu_device_registers xnnpack_payload)
 TARGETS=("${ALL_TARGETS[@]}")
 
 usage() { echo "usage: tools/fuzz.sh [--seconds N] [--jobs J] [--targets a,b,...]  (targets: ${ALL_TARGETS[*]})" >&2; exit 2; }
@@ -55,7 +55,8 @@ fi
 log "building the fuzz preset"
 cmake --build --preset fuzz
 # Seeds: real programs compiled by Kiln (slow: once), the XNNPACK test payloads.
-if [ -z "$(ls -A "$FUZZ_DIR/seeds/program" 2>/dev/null)" ] || [ -z "$(ls -A "$FUZZ_DIR/seeds/xnnpack_payload" 2>/dev/null)" ]; then
+if [ -z "$(ls -A "$FUZZ_DIR/seeds/program" 2>/dev/null)" ] || [ -z "$(ls -A "$FUZZ_DIR/seeds/npu_device_registers" 2>/dev/null)" ] ||
+   [ -z "$(ls -A "$FUZZ_DIR/seeds/xnnpack_payload" 2>/dev/null)" ]; then
   log "writing the seeds"
   ctest --test-dir "$BUILD" -R '^fuzz_(xnnpack_)?seeds$' --output-on-failure >/dev/null
 fi
@@ -88,7 +89,7 @@ status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
 
 # libFuzzer's fork mode prints "#EXECS: cov: C ft: F corp: N exec/s E oom/timeout/crash: O/T/C".
-printf '\n%-22s %12s %8s %8s %8s  %s\n' target executions edges features corpus findings
+printf '\n%-28s %12s %8s %8s %8s  %s\n' target executions edges features corpus findings
 found=0
 for t in "${TARGETS[@]}"; do
   logfile="$CAMPAIGN/fuzz_$t.log"
@@ -100,7 +101,7 @@ for t in "${TARGETS[@]}"; do
   corp=$(sed -E 's/.* corp: ([0-9]+).*/\1/' <<<"$last")
   n=$(find "$CAMPAIGN" -maxdepth 1 -name "fuzz_$t-*" -type f | wc -l)
   found=$((found + n))
-  printf '%-22s %12s %8s %8s %8s  %s\n' "fuzz_$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$n"
+  printf '%-28s %12s %8s %8s %8s  %s\n' "fuzz_$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$n"
 done
 if [ "$found" -gt 0 ]; then
   log "$found finding(s): $(find "$CAMPAIGN" -maxdepth 1 -name 'fuzz_*-*' -type f | tr '\n' ' ')"

@@ -5,8 +5,14 @@
 #     MEMORY_HEADER <model_memory.h>  its memory manifest header (kiln.memory.manifest)
 #     [INPUTS <input_0.npy> ...]      the method's inputs, in order, embedded as .npy
 #     [EXPECTED_OUTPUTS <out_0.npy> ...]  outputs to compare bit for bit (exit 2 if not)
-#     [ETHOS_U]                       register the EthosUBackend (virtual Ethos-U driver;
-#                                     needs KILN_BUILD_ETHOS_U)
+#     [ETHOS_U]                       register the EthosUBackend on the board's NPU (the
+#                                     register-level driver; needs KILN_BUILD_ETHOS_U and a
+#                                     board with an NPU)
+#     [NPU_TARGET <target>]           the Ethos-U the firmware is built for, e.g.
+#                                     ethos-u55-128 (a device model is made as this one;
+#                                     default: the program's target from its memory header,
+#                                     else the board's first NPU family's smallest
+#                                     configuration Kiln's tests use)
 #     [SELECTIVE [DTYPE_SELECTIVE]]   link only the kernels the program calls [compiled
 #                                     for only the dtypes its calls use]
 #     [ETDUMP <host path> [ETDUMP_BYTES n]]  record an ETDump of the run into n bytes of DDR
@@ -45,7 +51,7 @@ endfunction()
 
 function(kiln_add_firmware)
   cmake_parse_arguments(FW "ETHOS_U;SELECTIVE;DTYPE_SELECTIVE"
-                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL;FILL_PLANNED"
+                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL;FILL_PLANNED;NPU_TARGET"
                         "INPUTS;EXPECTED_OUTPUTS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_PTE OR NOT FW_MEMORY_HEADER)
     message(FATAL_ERROR "kiln_add_firmware needs NAME, PTE and MEMORY_HEADER")
@@ -186,6 +192,21 @@ kiln_embedded_firmware_name:
     endif()
     target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_FILL_PLANNED=${FW_FILL_PLANNED}")
   endif()
+  if(FW_NPU_TARGET)
+    if(NOT FW_NPU_TARGET MATCHES "^ethos-u(55|65|85)-[0-9]+$")
+      message(FATAL_ERROR "kiln_add_firmware(${FW_NAME}): NPU_TARGET '${FW_NPU_TARGET}' is not an Ethos-U "
+                          "configuration (e.g. ethos-u55-128, ethos-u85-256)")
+    endif()
+    target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_NPU_TARGET=\"${FW_NPU_TARGET}\"")
+  elseif(KILN_BOARD_HAS_NPU)
+    # The board's first NPU family, in a configuration every Kiln test compiles for.
+    list(GET KILN_BOARD_NPU_FAMILIES 0 _family)
+    set(_default_macs_ethos-u55 128)
+    set(_default_macs_ethos-u65 256)
+    set(_default_macs_ethos-u85 256)
+    target_compile_definitions(${FW_NAME} PRIVATE
+      "KILN_FIRMWARE_DEFAULT_NPU_TARGET=\"${_family}-${_default_macs_${_family}}\"")
+  endif()
   set_target_properties(${FW_NAME} PROPERTIES SUFFIX ".elf")
   target_compile_definitions(${FW_NAME} PRIVATE "KILN_MEMORY_HEADER=\"${FW_MEMORY_HEADER}\"")
   set_source_files_properties("${_runner_dir}/memory_pools.cpp"
@@ -195,9 +216,14 @@ kiln_embedded_firmware_name:
   target_link_options(${FW_NAME} PRIVATE "-Wl,-Map=$<TARGET_FILE:${FW_NAME}>.map")
   if(FW_ETHOS_U)
     if(NOT TARGET kiln_arm_ethos_u)
-      message(FATAL_ERROR "kiln_add_firmware(${FW_NAME} ETHOS_U) needs -DKILN_BUILD_ETHOS_U=ON")
+      message(FATAL_ERROR "kiln_add_firmware(${FW_NAME} ETHOS_U) needs -DKILN_BUILD_ETHOS_U=ON and a board "
+                          "with an NPU (board ${KILN_BOARD_NAME})")
     endif()
     target_link_libraries(${FW_NAME} PRIVATE kiln_arm_ethos_u)
+    # An object library's objects reach only the executables that link it directly.
+    if(TARGET kiln_arm_npu_device_model)
+      target_link_libraries(${FW_NAME} PRIVATE kiln_arm_npu_device_model)
+    endif()
   endif()
   # Targets order the build; files (absolute paths) are already dependencies of the
   # embedding assembly (OBJECT_DEPENDS) and of the kernel selection.

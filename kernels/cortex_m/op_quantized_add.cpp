@@ -6,6 +6,8 @@
 // CMSIS-NN's int8 add: each input, minus its zero point and shifted left by 20 bits, is
 // requantized to a common scale; the sum is requantized to the output scale, offset by
 // the output zero point and clamped. `other` (or `self`) may hold one value per channel.
+// An operand's multiplier may be negative: ExecuTorch lowers a - b as an add whose
+// second operand's multiplier is negated.
 #include "kernels/cortex_m/util/args.h"
 #include "kernels/cortex_m/util/requantize.h"
 
@@ -30,8 +32,8 @@ void quantized_add_out(KernelContext& ctx, Span<EValue*> args) {
       !check_int8(ctx, kName, *out, "out") || !check_range(ctx, kName, p[1], -128, 127, "self_zero_point") ||
       !check_range(ctx, kName, p[4], -128, 127, "other_zero_point") ||
       !check_range(ctx, kName, p[7], -128, 127, "output_zero_point") ||
-      !check_requantize_params(ctx, kName, p[2], p[3], "self") ||
-      !check_requantize_params(ctx, kName, p[5], p[6], "other") ||
+      !check_signed_requantize_params(ctx, kName, p[2], p[3], "self") ||
+      !check_signed_requantize_params(ctx, kName, p[5], p[6], "other") ||
       !check_requantize_params(ctx, kName, p[8], p[9], "output") || !check_activation(ctx, kName, p[10], p[11]) ||
       !pair_operands(ctx, kName, *a, *b, &pair) || !portable::resize_output_like(ctx, kName, *out, *pair.big) ||
       !check_same_layout(ctx, kName, *pair.big, *out, "the larger operand", "out")) {

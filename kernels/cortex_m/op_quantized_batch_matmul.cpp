@@ -43,17 +43,16 @@ void quantized_batch_matmul_out(KernelContext& ctx, Span<EValue*> args) {
   const int32_t mult32 = static_cast<int32_t>(mult);
   const int32_t shift32 = static_cast<int32_t>(shift);
   const OutputStage stage{&mult32, &shift32, 0, static_cast<int32_t>(out_zp), -128, 127};
-  int32_t terms[kGemmColumnChunk];
+  GemmColumns columns;
   for (int32_t b = 0; b < batches; ++b) {
     const int8_t* a = lhs->const_data_ptr<int8_t>() + static_cast<int64_t>(b) * m * k;
     const int8_t* w = rhs->const_data_ptr<int8_t>() + static_cast<int64_t>(b) * n * k;
     int8_t* y = out->mutable_data_ptr<int8_t>() + static_cast<int64_t>(b) * m * n;
     for (int32_t c0 = 0; c0 < n; c0 += kGemmColumnChunk) {
       const int32_t cols = n - c0 < kGemmColumnChunk ? n - c0 : kGemmColumnChunk;
-      const int8_t* block = w + static_cast<int64_t>(c0) * k;
-      gemm_column_terms(block, cols, k, nullptr, nullptr, static_cast<int32_t>(lhs_offset),
-                        static_cast<int32_t>(rhs_offset), terms);
-      gemm_s8(a, m, k, block, cols, k, terms, static_cast<int32_t>(rhs_offset), stage, y + c0, n);
+      gemm_prepare_columns(w + static_cast<int64_t>(c0) * k, cols, k, nullptr, nullptr,
+                           static_cast<int32_t>(lhs_offset), static_cast<int32_t>(rhs_offset), stage, &columns);
+      gemm_s8(a, m, k, columns, static_cast<int32_t>(rhs_offset), y + c0, n, nullptr);
     }
   }
 }

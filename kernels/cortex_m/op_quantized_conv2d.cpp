@@ -7,37 +7,47 @@
 // int8 convolution, CMSIS-NN arithmetic: acc = bias + sum((x + input_offset) * w) per
 // output channel, requantized with that channel's multiplier and shift, plus
 // output_offset, clamped. Weights are OHWI with I = input channels / groups.
-// A 1x1 convolution with stride 1 and no padding multiplies the NHWC pixels directly
-// (gemm_s8_packed: its filters packed into scratch memory three at a time);
-// any other gathers four output pixels' windows (im2col) into scratch memory at a time.
-#include <cstring>
-
+// A 1x1 convolution with stride 1 and no padding multiplies the NHWC pixels directly; any
+// other gathers four output pixels' windows (im2col) into scratch memory at a time. The
+// product (util/gemm_s8.h) takes the rest of the scratch memory (conv_scratch_bytes).
 #include "kernels/cortex_m/util/conv_args.h"
+#include "kernels/cortex_m/util/copy_s8.h"
 #include "kernels/cortex_m/util/gemm_s8.h"
 
 namespace kiln {
 namespace cortex_m {
 namespace {
 
-constexpr int32_t kIm2colRows = 4;
-
 // Writes the receptive field of output pixel (oy, ox) of group g: KH*KW slices of
 // `group_channels` bytes; taps in the padding get the input zero point (-input_offset),
-// which contributes nothing once the offset is added.
+// which contributes nothing once the offset is added. A window row inside the image, one
+// group and no horizontal dilation is one contiguous run of KW * channels bytes: one copy.
 void im2col_row(const ConvArgs& a, const int8_t* image, int32_t oy, int32_t ox, int32_t g,
                 int32_t group_channels, int8_t* row) {
   const int8_t pad = static_cast<int8_t>(-a.input_offset);
-  for (int32_t kh = 0; kh < a.kernel[0]; ++kh) {
-    const int32_t iy = oy * a.stride[0] - a.padding[0] + kh * a.dilation[0];
-    for (int32_t kw = 0; kw < a.kernel[1]; ++kw) {
-      const int32_t ix = ox * a.stride[1] - a.padding[1] + kw * a.dilation[1];
-      if (iy < 0 || iy >= a.in.h || ix < 0 || ix >= a.in.w) {
-        std::memset(row, pad, static_cast<size_t>(group_channels));
+  const int32_t iy0 = oy * a.stride[0] - a.padding[0];
+  const int32_t ix0 = ox * a.stride[1] - a.padding[1];
+  const int32_t kw = a.kernel[1];
+  const bool columns_inside = ix0 >= 0 && ix0 + (kw - 1) * a.dilation[1] < a.in.w;
+  const bool contiguous = columns_inside && (a.dilation[1] == 1 || kw == 1) && group_channels == a.in.c;
+  const int32_t row_bytes = kw * group_channels;
+  for (int32_t kh = 0, iy = iy0; kh < a.kernel[0]; ++kh, iy += a.dilation[0], row += row_bytes) {
+    if (iy < 0 || iy >= a.in.h) {
+      fill_s8(row, pad, row_bytes);
+      continue;
+    }
+    const int8_t* src = image + (static_cast<int64_t>(iy) * a.in.w + ix0) * a.in.c + g * group_channels;
+    if (contiguous) {
+      copy_s8(row, src, row_bytes);
+      continue;
+    }
+    int8_t* to = row;
+    for (int32_t i = 0, ix = ix0; i < kw; ++i, ix += a.dilation[1], src += a.dilation[1] * a.in.c, to += group_channels) {
+      if (ix < 0 || ix >= a.in.w) {
+        fill_s8(to, pad, group_channels);
       } else {
-        const int8_t* src = image + (static_cast<int64_t>(iy) * a.in.w + ix) * a.in.c + g * group_channels;
-        std::memcpy(row, src, static_cast<size_t>(group_channels));
+        copy_s8(to, src, group_channels);
       }
-      row += group_channels;
     }
   }
 }
@@ -83,10 +93,18 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
   const int32_t group_out = out_channels / groups;
   const bool direct = a.kernel[0] == 1 && a.kernel[1] == 1 && a.stride[0] == 1 && a.stride[1] == 1 &&
                       a.padding[0] == 0 && a.padding[1] == 0 && groups == 1;
-  // Scratch: the im2col rows, or for the direct product the filters' packing.
-  int8_t* scratch = scratch_memory(ctx, op, a.scratch,
-                                   direct ? gemm_pack_bytes(depth) : static_cast<size_t>(kIm2colRows) * depth);
+  // Scratch: the gathered windows, then the product's memory (conv_scratch_bytes). With
+  // less (a program sized for CMSIS-NN's buffers), fewer windows at a time and a product
+  // without memory of its own.
+  size_t got = 0;
+  int8_t* scratch = scratch_memory_at_least(ctx, op, a.scratch, direct ? 1 : static_cast<size_t>(depth), &got);
   if (scratch == nullptr) return;
+  const int32_t rows_at_once =
+      direct ? 0 : static_cast<int32_t>(got / static_cast<size_t>(depth) < kIm2colRows ? got / depth : kIm2colRows);
+  const size_t rows_bytes = im2col_bytes(rows_at_once, depth);
+  int8_t* gemm_scratch = got >= rows_bytes + gemm_scratch_bytes(depth) && gemm_scratch_bytes(depth) > 0
+                             ? scratch + rows_bytes
+                             : nullptr;
   const int8_t* input = a.input->const_data_ptr<int8_t>();
   const int8_t* weight = a.weight->const_data_ptr<int8_t>();
   const int32_t* bias = a.bias != nullptr ? a.bias->const_data_ptr<int32_t>() : nullptr;
@@ -95,32 +113,31 @@ void conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, Layout layou
   const int64_t in_image = static_cast<int64_t>(a.in.h) * a.in.w * a.in.c;
   const int64_t out_image = static_cast<int64_t>(out_pixels) * out_channels;
 
-  int32_t terms[kGemmColumnChunk];
+  GemmColumns columns;
   for (int32_t g = 0; g < groups; ++g) {
     for (int32_t c0 = 0; c0 < group_out; c0 += kGemmColumnChunk) {
       const int32_t oc = g * group_out + c0;
       const int32_t cols = group_out - c0 < kGemmColumnChunk ? group_out - c0 : kGemmColumnChunk;
-      const int8_t* filters = weight + static_cast<int64_t>(oc) * depth;
-      gemm_column_terms(filters, cols, depth, bias != nullptr ? bias + oc : nullptr, nullptr, a.input_offset, 0,
-                        terms);
       const OutputStage stage{a.multipliers + oc, a.shifts + oc, 1, a.output_offset, a.activation_min,
                               a.activation_max};
+      gemm_prepare_columns(weight + static_cast<int64_t>(oc) * depth, cols, depth,
+                           bias != nullptr ? bias + oc : nullptr, nullptr, a.input_offset, 0, stage, &columns);
       if (direct) {
-        gemm_s8_packed(input, static_cast<int32_t>(a.in.pixels()), a.in.c, filters, cols, depth, terms, stage,
-                       out + oc, out_channels, scratch);
+        gemm_s8(input, static_cast<int32_t>(a.in.pixels()), a.in.c, columns, 0, out + oc, out_channels,
+                gemm_scratch);
         continue;
       }
       for (int32_t n = 0; n < a.in.n; ++n) {
         const int8_t* image = input + n * in_image;
         int8_t* out_n = out + n * out_image;
-        for (int32_t p0 = 0; p0 < out_pixels; p0 += kIm2colRows) {
-          const int32_t count = out_pixels - p0 < kIm2colRows ? out_pixels - p0 : kIm2colRows;
+        for (int32_t p0 = 0; p0 < out_pixels; p0 += rows_at_once) {
+          const int32_t count = out_pixels - p0 < rows_at_once ? out_pixels - p0 : rows_at_once;
           for (int32_t i = 0; i < count; ++i) {
             const int32_t p = p0 + i;
             im2col_row(a, image, p / a.output.w, p % a.output.w, g, group_channels, scratch + i * depth);
           }
-          gemm_s8(scratch, count, depth, filters, cols, depth, terms, 0, stage,
-                  out_n + static_cast<int64_t>(p0) * out_channels + oc, out_channels);
+          gemm_s8(scratch, count, depth, columns, 0, out_n + static_cast<int64_t>(p0) * out_channels + oc,
+                  out_channels, gemm_scratch);
         }
       }
     }

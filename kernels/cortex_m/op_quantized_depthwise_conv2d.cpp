@@ -5,7 +5,7 @@
 //    int activation_max, Tensor scratch, *, Tensor(a!) out)
 //
 // Output channel o reads input channel o / depth_multiplier; weights are [1, KH, KW, O].
-// Same arithmetic as quantized_conv2d; the loops are in util/depthwise_s8.cpp.
+// Same arithmetic as quantized_conv2d; the loops are in util/depthwise_s8*.cpp.
 #include "kernels/cortex_m/util/conv_args.h"
 #include "kernels/cortex_m/util/depthwise_s8.h"
 
@@ -57,14 +57,7 @@ void depthwise_conv2d(KernelContext& ctx, Span<EValue*> args, const char* op, La
   const int64_t in_image = static_cast<int64_t>(a.in.h) * a.in.w * a.in.c;
   const int64_t out_image = static_cast<int64_t>(a.output.h) * a.output.w * out_channels;
   for (int32_t n = 0; n < a.in.n; ++n) {
-    if (multiplier != 1) {
-      depthwise_generic(a, static_cast<int32_t>(multiplier), input + n * in_image, weight, bias, out + n * out_image);
-      continue;
-    }
-    for (int32_t c0 = 0; c0 < out_channels; c0 += kDepthwiseChunk) {
-      const int32_t count = out_channels - c0 < kDepthwiseChunk ? out_channels - c0 : kDepthwiseChunk;
-      depthwise_chunk(a, c0, count, input + n * in_image, weight, bias, out + n * out_image);
-    }
+    depthwise_s8(a, static_cast<int32_t>(multiplier), input + n * in_image, weight, bias, out + n * out_image);
   }
 }
 

@@ -77,13 +77,26 @@ void quantized_linear_out(KernelContext& ctx, Span<EValue*> args) {
   const int32_t* b = bias != nullptr ? bias->const_data_ptr<int32_t>() : nullptr;
   const int32_t* ks = kernel_sum != nullptr ? kernel_sum->const_data_ptr<int32_t>() : nullptr;
   int8_t* y = out->mutable_data_ptr<int8_t>();
-  int32_t terms[kGemmColumnChunk];
+  if (ks == nullptr && filter_offset == 0 && rows == 1) {
+    gemm_s8_row_with_bias(x, w, features, depth, b, static_cast<int32_t>(input_offset), stage, y);
+    return;
+  }
+  if (ks != nullptr) {
+    // acc = kernel_sum + sum(x * w) + filter_offset * sum(x): the columns' terms are given.
+    for (int32_t r = 0; r < rows; ++r) {
+      const int8_t* row = x + static_cast<int64_t>(r) * depth;
+      const int32_t row_term = filter_offset != 0 ? static_cast<int32_t>(filter_offset) * sum_s8(row, depth) : 0;
+      gemm_s8_row_with_terms(row, w, features, depth, ks, row_term, stage, y + static_cast<int64_t>(r) * features);
+    }
+    return;
+  }
+  GemmColumns columns;
   for (int32_t c0 = 0; c0 < features; c0 += kGemmColumnChunk) {
     const int32_t cols = features - c0 < kGemmColumnChunk ? features - c0 : kGemmColumnChunk;
-    const int8_t* block = w + static_cast<int64_t>(c0) * depth;
-    gemm_column_terms(block, cols, depth, b != nullptr ? b + c0 : nullptr, ks != nullptr ? ks + c0 : nullptr,
-                      static_cast<int32_t>(input_offset), static_cast<int32_t>(filter_offset), terms);
-    gemm_s8(x, rows, depth, block, cols, depth, terms, static_cast<int32_t>(filter_offset), stage, y + c0, features);
+    gemm_prepare_columns(w + static_cast<int64_t>(c0) * depth, cols, depth, b != nullptr ? b + c0 : nullptr,
+                         ks != nullptr ? ks + c0 : nullptr, static_cast<int32_t>(input_offset),
+                         static_cast<int32_t>(filter_offset), stage, &columns);
+    gemm_s8(x, rows, depth, columns, static_cast<int32_t>(filter_offset), y + c0, features, nullptr);
   }
 }
 

@@ -55,6 +55,14 @@ const char* error_name(Error error) {
     case Error::NpuStreamTruncated: return "NpuStreamTruncated";
     case Error::NpuConfigMismatch: return "NpuConfigMismatch";
     case Error::NpuRegionReadOnly: return "NpuRegionReadOnly";
+    case Error::NpuBusError: return "NpuBusError";
+    case Error::NpuCommandStreamParseError: return "NpuCommandStreamParseError";
+    case Error::NpuEndOfStreamNotReached: return "NpuEndOfStreamNotReached";
+    case Error::NpuTimeout: return "NpuTimeout";
+    case Error::NpuBusy: return "NpuBusy";
+    case Error::NpuRegionOutsideMemory: return "NpuRegionOutsideMemory";
+    case Error::NpuMisalignedBase: return "NpuMisalignedBase";
+    case Error::NpuResetFailed: return "NpuResetFailed";
   }
   return "UnknownError";
 }

@@ -96,6 +96,24 @@ enum class Error : uint32_t {
   NpuConfigMismatch = 0x66,
   /// The stream writes (OFM or DMA destination) into a region given as read-only (weights).
   NpuRegionReadOnly = 0x67,
+  /// The NPU reported a bus abort (STATUS.bus_status): an access outside the memory its
+  /// bus reaches, or a write to read-only memory.
+  NpuBusError = 0x68,
+  /// The NPU reported a command stream it cannot parse (STATUS.cmd_parse_error).
+  NpuCommandStreamParseError = 0x69,
+  /// The NPU stopped without reaching the end of its command stream (NPU_OP_STOP).
+  NpuEndOfStreamNotReached = 0x6a,
+  /// The NPU's completion interrupt did not come within the driver's timeout.
+  NpuTimeout = 0x6b,
+  /// The NPU is running another command stream.
+  NpuBusy = 0x6c,
+  /// A region or the command stream lies outside the memory the NPU can address.
+  NpuRegionOutsideMemory = 0x6d,
+  /// The command stream or a region base is not at the alignment the NPU needs (16 bytes).
+  NpuMisalignedBase = 0x6e,
+  /// A soft reset of the NPU did not complete, or did not give the security and privilege
+  /// level asked for.
+  NpuResetFailed = 0x6f,
 
   // 0x70-0x7f: delegate payload (what a backend finds wrong in its processed blob or
   // between the blob and the delegate call's tensors)

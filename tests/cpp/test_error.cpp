@@ -40,4 +40,18 @@ TEST(Error, EveryCodeHasItsOwnName) {
   EXPECT_STREQ(kiln::error_name(static_cast<Error>(0xffff)), "UnknownError");
 }
 
+TEST(Error, NpuDriverCodesFillTheNpuRange) {
+  // The register-level driver's errors: named, in 0x68-0x6f, each its own name.
+  const Error npu[] = {Error::NpuBusError, Error::NpuCommandStreamParseError,
+                       Error::NpuEndOfStreamNotReached, Error::NpuTimeout, Error::NpuBusy,
+                       Error::NpuRegionOutsideMemory, Error::NpuMisalignedBase,
+                       Error::NpuResetFailed};
+  for (size_t i = 0; i < sizeof(npu) / sizeof(npu[0]); ++i) {
+    EXPECT_EQ(static_cast<uint32_t>(npu[i]), 0x68u + i);
+    EXPECT_STRNE(kiln::error_name(npu[i]), "UnknownError");
+    for (size_t j = 0; j < i; ++j) EXPECT_STRNE(kiln::error_name(npu[i]), kiln::error_name(npu[j]));
+  }
+  EXPECT_STREQ(kiln::error_name(Error::NpuTimeout), "NpuTimeout");
+}
+
 }  // namespace

@@ -5,7 +5,8 @@
 writes OUTPUT_DIR/program/*.pte (fuzz_program), OUTPUT_DIR/ethos_u_payload/*.bin
 (fuzz_ethos_u_payload: a target byte, then a delegate payload) and
 OUTPUT_DIR/vnpu_command_stream/*.bin (fuzz_vnpu_command_stream: its header, the command
-stream, the weights). The input formats are the fuzz targets' (fuzz_inputs.h); the
+stream, the weights) and OUTPUT_DIR/npu_device_registers/*.bin (fuzz_npu_device_registers:
+its header, the memory, the register operations a driver makes). The input formats are the fuzz targets' (fuzz_inputs.h); the
 models are small so that each fuzz run stays fast. Nothing is checked in: the seeds
 follow the compiler.
 """
@@ -70,13 +71,55 @@ def stream_seed(vela, target: str) -> bytes:
     return header + vela.command_stream + vela.weights
 
 
+def register_commands(payload: bytes) -> bytes:
+    """The register commands inside a COP1 driver payload (its command stream action)."""
+    words = struct.unpack(f"<{len(payload) // 4}I", payload[: len(payload) // 4 * 4])
+    i = 1
+    while i < len(words):
+        action = words[i] & 0xFF
+        if action == 1:
+            i += 3
+        elif action == 2:
+            length = (((words[i] >> 8) & 0xFF) << 16) | (words[i] >> 16)
+            return struct.pack(f"<{length}I", *words[i + 1 : i + 1 + length])
+        else:
+            i += 1
+    raise ValueError("the payload has no command stream")
+
+
+def device_seed(vela, target: str) -> bytes:
+    """fuzz_npu_device_registers's input: what a driver does with one of Vela's streams —
+    reset, memory configuration, base pointers, the PMU, QBASE/QSIZE, start, wait, read the
+    results — then a second run after a reset. Memory A holds the register commands and the
+    weights (16-byte aligned), memory B the scratch and the fast scratch."""
+    commands = register_commands(vela.command_stream)
+    weights_at = (len(commands) + 15) // 16 * 16
+    memory_a = commands + bytes(weights_at - len(commands)) + vela.weights
+    fast_at = (vela.scratch_size + 15) // 16 * 16
+    pmcr = 0x1180 if target.startswith("ethos-u85") else 0x180
+    pmevtyper0 = pmcr + 0x200
+
+    def op(kind: int, selector: int, value: int = 0) -> bytes:
+        return struct.pack("<BBHI", kind, 0, selector, value & 0xFFFFFFFF)
+
+    run = [op(1, 0x020, len(commands)), op(3, 0 << 8, 0), op(6, 255), op(0, 0x004), op(0, 0x018),
+           op(0, pmcr + 0x20), op(0, pmcr + 0x24), op(0, pmevtyper0 - 0x80), op(1, 0x008, 0xE)]
+    ops = [op(4, 0, 1), op(6, 8), op(1, 0x03C, 0x2), op(1, 0x01C, 0),
+           op(2, (0 << 8) | 0, weights_at), op(2, (1 << 8) | 1, 0), op(2, (1 << 8) | 2, fast_at),
+           op(1, pmcr, 6), op(1, pmevtyper0, 35), op(1, pmcr + 0x04, 0x8000000F), op(1, pmcr, 1),
+           *run, op(4, 0, 1), op(6, 8), op(2, (0 << 8) | 0, weights_at), op(2, (1 << 8) | 1, 0), *run]
+    header = struct.pack("<BBII", TARGETS.index(target), 1, len(memory_a), fast_at + vela.fast_scratch_size)
+    return header + memory_a + b"".join(ops)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("output", type=Path)
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     torch.manual_seed(0)
-    dirs = {name: args.output / name for name in ("program", "ethos_u_payload", "vnpu_command_stream")}
+    dirs = {name: args.output / name
+            for name in ("program", "ethos_u_payload", "vnpu_command_stream", "npu_device_registers")}
     for directory in dirs.values():
         directory.mkdir(parents=True, exist_ok=True)
 
@@ -101,6 +144,7 @@ def main() -> int:
             target = pre.vela.target
             (dirs["ethos_u_payload"] / f"{name}_{k}.bin").write_bytes(bytes([TARGETS.index(target) | PAYLOAD_NHWC]) + pre.blob)
             (dirs["vnpu_command_stream"] / f"{name}_{k}.bin").write_bytes(stream_seed(pre.vela, target))
+            (dirs["npu_device_registers"] / f"{name}_{k}.bin").write_bytes(device_seed(pre.vela, target))
     for name, directory in dirs.items():
         print(f"{name}: {len(list(directory.iterdir()))} seed(s) in {directory}")
     return 0

@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -49,6 +50,7 @@
 #ifdef KILN_RUN_ETHOS_U
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "backends/arm/runtime/host_virtual_npu.h"
+#include "backends/arm/runtime/npu_identity.h"
 #endif
 #ifdef KILN_WITH_XNNPACK
 #include "backends/xnnpack/runtime/xnnpack_backend.h"
@@ -335,16 +337,34 @@ Error write_outputs(const Method& method, const Options& options, std::string* w
 }
 
 #ifdef KILN_RUN_ETHOS_U
-/// The NPU's counters of the last execute, when the method has Ethos-U delegates.
+/// The NPU the driver read from its ID/CONFIG registers, and what it did in the last
+/// execute: the PMU's counters, the model's operation counts.
 void print_npu_counters(const Method& method) {
   size_t delegates_run = 0;
   Result<ethos_u::NpuCounters> counters = ethos_u::method_npu_counters(method, &delegates_run);
   if (!counters.ok() || delegates_run == 0) return;
+  ethos_u::NpuIdentity npu;
+  bool identified = false;
+  {
+    std::lock_guard<std::mutex> lock(ethos_u::host_virtual_npu_mutex());
+    identified = ethos_u::host_virtual_npu().identity(&npu);
+  }
+  if (identified) {
+    char line[256];
+    ethos_u::describe_npu(npu, line, sizeof(line));
+    std::printf("ethos-u NPU (from its ID/CONFIG registers): %s\n", line);
+  }
   const ethos_u::NpuCounters& c = *counters;
-  std::printf("ethos-u (virtual NPU, last execute, %zu delegate call(s)): %llu operations, %llu "
-              "MACs, %llu element ops, %llu DMAs, %llu commands\n",
-              delegates_run, static_cast<unsigned long long>(c.operations),
-              static_cast<unsigned long long>(c.macs),
+  std::printf("ethos-u PMU (last execute, %zu delegate call(s)): %llu cycles, %llu active cycles, "
+              "%llu AXI read beats, %llu AXI write beats (the virtual NPU device's estimate; Vela's "
+              "is in kiln-aot's summary and per layer in the program's .debug.json, kiln-inspect)\n",
+              delegates_run, static_cast<unsigned long long>(c.cycles),
+              static_cast<unsigned long long>(c.active_cycles),
+              static_cast<unsigned long long>(c.axi_read_beats),
+              static_cast<unsigned long long>(c.axi_write_beats));
+  std::printf("ethos-u operations (virtual NPU): %llu operations, %llu MACs, %llu element ops, %llu "
+              "DMAs, %llu commands\n",
+              static_cast<unsigned long long>(c.operations), static_cast<unsigned long long>(c.macs),
               static_cast<unsigned long long>(c.element_ops),
               static_cast<unsigned long long>(c.dma_transfers),
               static_cast<unsigned long long>(c.commands));
@@ -483,7 +503,8 @@ int main(int argc, char** argv) {
   if (registered == Error::Ok) registered = register_cortex_m_kernels();
   if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
 #ifdef KILN_RUN_ETHOS_U
-  // Delegated Ethos-U programs run on the host through the virtual NPU.
+  // Delegated Ethos-U programs run on the host: the register-level driver on the virtual
+  // NPU's register-accurate device.
   const Error npu = ethos_u::register_ethos_u_backend_with_virtual_npu();
   if (npu != Error::Ok) return host::report_failure(capture, npu, "registering the EthosUBackend");
 #endif

@@ -296,11 +296,15 @@ Result<NpuCounters> method_npu_counters(const Method& method, size_t* delegates_
     if (!backend->has_executed(delegate.handle)) continue;
     KILN_TRY_ASSIGN(const NpuCounters counters, backend->last_counters(delegate.handle));
     total.operations += counters.operations;
+    total.chained_operations += counters.chained_operations;
     total.dma_transfers += counters.dma_transfers;
     total.macs += counters.macs;
     total.element_ops += counters.element_ops;
     total.commands += counters.commands;
     total.cycles += counters.cycles;
+    total.active_cycles += counters.active_cycles;
+    total.axi_read_beats += counters.axi_read_beats;
+    total.axi_write_beats += counters.axi_write_beats;
     for (size_t r = 0; r <= kNpuMaxRegions; ++r) {
       total.bytes_read[r] += counters.bytes_read[r];
       total.bytes_written[r] += counters.bytes_written[r];

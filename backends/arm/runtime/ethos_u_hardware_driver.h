@@ -1,67 +1,96 @@
-// EthosUHardwareDriver: the register-level Ethos-U driver, as a skeleton. Every entry
-// point of NpuDriver exists and compiles for Cortex-M, but none is implemented yet: Kiln
-// has no board with an Ethos-U in its test setup, and QEMU models none. Each returns
-// Error::NotImplemented (or reports the NPU unavailable) with a log line, so that a
-// firmware linked with it fails by name instead of silently. It is the template a real
-// driver fills in, and the delegate registers it exactly as the host does the virtual
-// NPU:
+// EthosUHardwareDriver: the register-level Ethos-U driver. It programs an Ethos-U55, U65
+// or U85 through its registers (backends/arm/registers/ethos_u_registers.h) behind one
+// seam, NpuRegisterPort: volatile MMIO at the board's base address on silicon and in
+// firmware, the virtual NPU's register-accurate device on the host (host_virtual_npu.h),
+// where every delegated program runs through it.
 //
-//   static kiln::ethos_u::EthosUHardwareDriver npu(ETHOS_U_BASE_ADDRESS);
+//   static kiln::ethos_u::MmioRegisterPort port(NPU_BASE);
+//   static kiln::ethos_u::EthosUHardwareDriver npu(port, board_config);
+//   // the NPU's interrupt handler calls npu.handle_irq()
 //   if (npu.init() == kiln::Error::Ok) kiln::ethos_u::register_ethos_u_backend(&npu);
 //
-// init() must: reset the NPU (CMD/RESET registers), read ID and CONFIG (MACs/cycle, the
-// command stream version) and keep them, program the PMU event counters and enable the
-// interrupt.
+// init(): a soft reset into the configured security/privilege level (bounded wait, PROT
+// checked), then ID and CONFIG are read: product, MACs/cycle, version (logged).
 //
-// What invoke() must do, in order (register names from the Ethos-U55 TRM):
-// 1. Check the COP1 header of the command stream (word 0 "COP1", then the optimizer's
-//    config word) against the CONFIG register: MACs/cycle and command stream version.
-//    A mismatch is NpuConfigMismatch.
-// 2. Clean the data cache over the regions the NPU reads (region 0 weights, the inputs in
-//    region 1) so that the NPU sees what the CPU wrote.
-// 3. Write BASEP0..BASEP<n> (64-bit, low/high words) with each region's address as the
-//    NPU sees it (a CPU-to-bus address translation on some SoCs), write QBASE/QSIZE with
-//    the register command stream (after the COP1 header) and set CMD.transition_to_running.
-// 4. Sleep until the NPU's interrupt (STATUS.irq_raised; a timeout bounds the wait), then
-//    read STATUS: bus_status / cmd_parse_error / cmd_end_reached. A parse error is
-//    NpuUnknownCommand, a bus error NpuRegionOutOfBounds.
-// 5. Invalidate the data cache over region 1 (and 2) so the CPU reads the outputs.
-// 6. Fill NpuCounters from the PMU: PMCCNTR (cycles) and the event counters programmed
-//    at init (e.g. NPU_ACTIVE, AXI read/write beats per port).
-// region_alignment() is 16: base pointers and QBASE must be 16-byte aligned.
+// invoke(), in order:
+//  1. read the driver payload (npu_driver_payload.h) and check the stream's configuration
+//     word and the program's target name against CONFIG/ID (NpuConfigMismatch, naming both);
+//  2. translate the command stream and every region to bus addresses through the board's
+//     NPU-visible memory (NpuRegionOutsideMemory) and check their 16-byte alignment
+//     (NpuMisalignedBase); refuse if the NPU is running (NpuBusy);
+//  3. clean the data cache over what the NPU reads; write the memory configuration
+//     (REGIONCFG, QCONFIG, AXI limits / memory attributes), QBASE, QSIZE, BASEP0-7;
+//     reset and start the PMU's counters; set CMD.transition_to_running;
+//  4. wait for the interrupt (the board's wait hook, e.g. WFI, or polling STATUS), bounded
+//     by the timeout (NpuTimeout);
+//  5. read STATUS and QREAD: a bus abort, a parse error, a weight decoder fault or a stream
+//     that stopped before its end is a named error (npu_completion.h);
+//  6. read the PMU into NpuCounters (cycles, active cycles, AXI read/write beats);
+//     invalidate the data cache over the writable regions.
+// Any failure after the NPU was started soft-resets it, so the next inference works.
 //
-// One NPU runs one command stream at a time: a driver used by several threads (an RTOS)
-// serializes invoke().
+// One NPU runs one command stream at a time: callers on several threads serialize invoke()
+// (the host does, host_virtual_npu.h). Per-operation notifications (NpuInvocation::listener)
+// are not available from hardware: the driver ignores them.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/arm/runtime/ethos_u_driver_config.h"
 #include "backends/arm/runtime/npu_driver.h"
+#include "backends/arm/runtime/npu_identity.h"
+#include "backends/arm/runtime/npu_register_port.h"
+#include "runtime/core/error.h"
 
 namespace kiln::ethos_u {
 
 class EthosUHardwareDriver final : public NpuDriver {
  public:
-  /// `base_address`: where the NPU's registers are mapped (SoC-specific).
-  explicit EthosUHardwareDriver(uintptr_t base_address) : base_address_(base_address) {}
+  /// `port` and the memory `config.npu_memory` points at must outlive the driver.
+  EthosUHardwareDriver(NpuRegisterPort& port, const EthosUDriverConfig& config)
+      : port_(port), config_(config) {}
 
-  /// Resets and identifies the NPU. NotImplemented (logged) in this skeleton.
+  /// Resets the NPU and identifies it. NpuResetFailed when the reset does not complete or
+  /// PROT does not show the levels asked for; NotSupported for an unknown product.
   Error init();
 
-  const char* name() const override { return "ethos-u-hardware"; }
-  /// False until init() has succeeded (so always, in this skeleton; logged).
-  bool is_available() const override;
-  size_t region_alignment() const override { return kRegionAlignment; }
-  /// Runs the stream on the NPU. NotImplemented (logged) in this skeleton.
+  /// The NPU init() found (valid after init() succeeded).
+  const NpuIdentity& identity() const { return identity_; }
+
+  /// Replaces the board's NPU-visible memory (config.npu_memory); the host's virtual NPU
+  /// changes it per invocation. `windows` must outlive the next invocations.
+  void set_npu_memory(Span<const NpuMemoryWindow> windows) { config_.npu_memory = windows; }
+
+  /// The interrupt handler's entry point: notes that the NPU raised its interrupt and
+  /// clears it. Call it from the NPU's interrupt service routine (or, on the host, the
+  /// device's interrupt callback).
+  void handle_irq();
+
+  const char* name() const override { return "ethos-u"; }
+  /// True once init() has succeeded.
+  bool is_available() const override { return initialized_; }
+  size_t region_alignment() const override { return regs::kBaseAlignment; }
+  /// Runs one command stream (see the steps above). InvalidState before init().
   Error invoke(const NpuInvocation& invocation, NpuCounters* counters) override;
 
-  /// Base pointers and QBASE must be multiples of this.
-  static constexpr size_t kRegionAlignment = 16;
-
  private:
-  uintptr_t base_address_;
+  bool wait_for_reset();
+  Error soft_reset();
+  void write_memory_config();
+  Error check_stream(const NpuInvocation& invocation, Span<const uint32_t>* commands);
+  Error program_addresses(const NpuInvocation& invocation, Span<const uint32_t> commands);
+  Error wait_for_completion();
+  void clean(const NpuInvocation& invocation, Span<const uint32_t> commands) const;
+  void invalidate(const NpuInvocation& invocation) const;
+  uint32_t clock_power() const;
+
+  NpuRegisterPort& port_;
+  EthosUDriverConfig config_;
+  NpuIdentity identity_;
   bool initialized_ = false;
+  /// Set by handle_irq() (from an interrupt handler: hence volatile).
+  volatile bool irq_seen_ = false;
 };
 
 }  // namespace kiln::ethos_u

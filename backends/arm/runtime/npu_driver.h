@@ -2,11 +2,15 @@
 // its command streams.
 //
 // Two kinds of implementation plug in here:
-// - VirtualNpuDriver (virtual_npu_driver.h): Kiln's functional model of the Ethos-U,
-//   on the host or on a CPU without an NPU;
-// - EthosUHardwareDriver (ethos_u_hardware_driver.h, a skeleton that says what it
-//   must do): it writes the base pointers, starts the command stream and waits for the
-//   NPU's interrupt.
+// - EthosUHardwareDriver (ethos_u_hardware_driver.h): the register-level driver. It
+//   programs an Ethos-U through its registers — on silicon, in the Cortex-M firmware on
+//   QEMU (the virtual NPU's register-accurate device behind the board's register window,
+//   examples/arm/platform/npu_device_model.cpp), and on the host against the same device
+//   (host_virtual_npu.h), which is how kiln-run, the Python runtime and the host tests run
+//   every delegated program;
+// - VirtualNpuDriver (virtual_npu_driver.h): calls Kiln's functional model of the
+//   Ethos-U directly, without registers (the fuzz targets, which fuzz the payload and the
+//   program, not the driver).
 // The delegate owns no NPU state: it binds tensors into regions and calls invoke().
 #pragma once
 
@@ -41,6 +45,8 @@ struct NpuOperation {
   uint64_t macs = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
+  /// NPU cycles of the operation by the virtual NPU device's estimate (0 when unknown).
+  uint64_t cycles = 0;
   /// The output feature map, when the driver can read it back (the virtual NPU):
   /// height x width x depth elements of ofm_element_size bytes; all zero otherwise.
   uint32_t ofm_height = 0, ofm_width = 0, ofm_depth = 0, ofm_element_size = 0;
@@ -74,7 +80,9 @@ struct NpuInvocation {
 };
 
 /// What one invocation did, in the terms of the Ethos-U's PMU. A driver leaves at zero
-/// what it cannot count (the virtual NPU has no cycles; hardware has no MAC count).
+/// what it cannot count: the register-level driver fills the PMU's counts (cycles, active
+/// cycles, AXI beats) and the host's virtual NPU adds the model's own (operations, MACs,
+/// bytes per region); VirtualNpuDriver has no PMU.
 struct NpuCounters {
   /// NPU operations (convolution, depthwise, pooling, elementwise, resize).
   uint64_t operations = 0;
@@ -88,8 +96,14 @@ struct NpuCounters {
   uint64_t element_ops = 0;
   /// Commands decoded.
   uint64_t commands = 0;
-  /// NPU clock cycles (hardware PMU cycle counter).
+  /// NPU clock cycles (the PMU's cycle counter; on the virtual NPU's device its estimate,
+  /// vnpu/device/cycle_estimate.h).
   uint64_t cycles = 0;
+  /// Cycles the NPU was doing work (PMU event NPU_ACTIVE).
+  uint64_t active_cycles = 0;
+  /// AXI data beats read / written, all ports (PMU events AXI0/AXI1 read and write beats).
+  uint64_t axi_read_beats = 0;
+  uint64_t axi_write_beats = 0;
   /// Bytes read / written per region; index kNpuMaxRegions is the NPU's internal memory.
   uint64_t bytes_read[kNpuMaxRegions + 1] = {};
   uint64_t bytes_written[kNpuMaxRegions + 1] = {};

@@ -22,12 +22,13 @@ NpuOperationTracer::NpuOperationTracer(EventTracer* tracer)
 void NpuOperationTracer::on_npu_operation(const NpuOperation& operation) {
   if (tracer_ == nullptr) return;
   const uint64_t end = kiln_pal_current_ticks();
-  char metadata[112];
+  char metadata[160];
   const int length = std::snprintf(
-      metadata, sizeof(metadata), "{\"kind\":\"%s\",\"macs\":%llu,\"bytes_read\":%llu,\"bytes_written\":%llu}",
+      metadata, sizeof(metadata),
+      "{\"kind\":\"%s\",\"macs\":%llu,\"bytes_read\":%llu,\"bytes_written\":%llu,\"cycles\":%llu}",
       operation.kind, static_cast<unsigned long long>(operation.macs),
       static_cast<unsigned long long>(operation.bytes_read),
-      static_cast<unsigned long long>(operation.bytes_written));
+      static_cast<unsigned long long>(operation.bytes_written), static_cast<unsigned long long>(operation.cycles));
   DelegateEvent event;
   event.index = static_cast<int32_t>(operation.index);
   event.name = operation.kind;

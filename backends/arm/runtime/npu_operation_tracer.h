@@ -1,6 +1,7 @@
 // NpuOperationTracer: turns the NPU operations of one Ethos-U delegate call into events of
 // the method's EventTracer — a delegate profiling event per operation with the NPU's
-// counters as its metadata (a JSON object: kind, macs, bytes_read, bytes_written) and,
+// counters as its metadata (a JSON object: kind, macs, bytes_read, bytes_written, cycles —
+// the virtual NPU device's estimate, 0 where the driver has none) and,
 // when the tracer keeps intermediate values, the operation's output feature map.
 #pragma once
 

@@ -2,55 +2,10 @@
 
 #include <cstring>
 
-#include "backends/arm/vnpu/operation_observer.h"
+#include "backends/arm/runtime/vnpu_operation_listener.h"
 #include "runtime/platform/log.h"
 
 namespace kiln::ethos_u {
-namespace {
-
-const char* op_kind_name(uint16_t kind) {
-  switch (static_cast<vnpu::OpKind>(kind)) {
-    case vnpu::OpKind::Conv: return "conv";
-    case vnpu::OpKind::Depthwise: return "depthwise";
-    case vnpu::OpKind::Pool: return "pool";
-    case vnpu::OpKind::Elementwise: return "elementwise";
-    case vnpu::OpKind::Dma: return "dma";
-  }
-  return "op";
-}
-
-Error copy_ofm(const void* source, Span<uint8_t> out) {
-  return static_cast<const vnpu::OfmView*>(source)->copy_nhwc(out);
-}
-
-/// Passes the virtual NPU's per-operation notifications on in the driver's terms.
-class ListenerAdapter final : public vnpu::OperationObserver {
- public:
-  explicit ListenerAdapter(NpuOperationListener* listener) : listener_(listener) {}
-  void on_operation(size_t index, const vnpu::OpRecord& record, const vnpu::OfmView* ofm) override {
-    NpuOperation operation;
-    operation.index = static_cast<uint32_t>(index);
-    operation.kind = op_kind_name(record.kind);
-    operation.macs = record.macs;
-    operation.bytes_read = record.bytes_read;
-    operation.bytes_written = record.bytes_written;
-    if (ofm != nullptr) {
-      operation.ofm_height = ofm->height();
-      operation.ofm_width = ofm->width();
-      operation.ofm_depth = ofm->depth();
-      operation.ofm_element_size = ofm->element_size();
-      operation.ofm_signed = ofm->is_signed();
-      operation.copy_ofm = &copy_ofm;
-      operation.ofm_source = ofm;
-    }
-    listener_->on_npu_operation(operation);
-  }
-
- private:
-  NpuOperationListener* listener_;
-};
-
-}  // namespace
 
 static_assert(kNpuMaxRegions == vnpu::kMaxRegions, "one region slot per Ethos-U base pointer");
 
@@ -82,7 +37,7 @@ Error VirtualNpuDriver::invoke(const NpuInvocation& invocation, NpuCounters* cou
                   invocation.regions[i].read_only};
   }
   vnpu::VirtualNpu npu(config, work_memory_);
-  ListenerAdapter adapter(invocation.listener);
+  VnpuOperationListener adapter(invocation.listener);
   if (invocation.listener != nullptr) npu.set_operation_observer(&adapter);
   vnpu::Counters run_counters;
   num_records_ = 0;

@@ -1,7 +1,9 @@
-// VirtualNpuDriver: NpuDriver on Kiln's virtual Ethos-U (backends/arm/vnpu), for running
-// delegated programs where there is no NPU: the host runner, the Python runtime, tests,
-// firmware on QEMU. One driver is one NPU: invoke() uses the driver's work memory, so
-// callers on several threads serialize it (host_virtual_npu.h does).
+// VirtualNpuDriver: NpuDriver calling Kiln's virtual Ethos-U (backends/arm/vnpu) directly,
+// without registers: the Cortex-M firmware on QEMU runs delegated programs with it (until
+// the firmware programs the virtual NPU's register-accurate device through the
+// register-level driver, as the host does: host_virtual_npu.h), and the fuzz targets that
+// exercise the model itself. One driver is one NPU: invoke() uses the driver's work
+// memory, so callers on several threads serialize it.
 #pragma once
 
 #include <cstddef>

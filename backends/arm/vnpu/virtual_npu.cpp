@@ -29,6 +29,7 @@ struct RunState {
   uint64_t work_left = 0;
   NpuState npu;
   OperationObserver* observer = nullptr;
+  StreamEnd end;
 };
 
 struct RunContext {
@@ -107,6 +108,7 @@ Error run_commands(RunContext& rc, Span<const uint32_t> words) {
   size_t i = 0;
   while (i < words.size()) {
     const uint32_t index = static_cast<uint32_t>(i);
+    st.end.words_read = index;
     const uint32_t word = words[i];
     const uint32_t code = word & kCodeMask;
     const uint16_t param = static_cast<uint16_t>(word >> 16);
@@ -162,11 +164,17 @@ Error run_commands(RunContext& rc, Span<const uint32_t> words) {
       regs.set_cmd0(code, param);
       continue;
     }
-    if (code == kOpStop) return Error::Ok;
+    if (code == kOpStop) {
+      st.end.stop_reached = true;
+      st.end.words_read = static_cast<uint32_t>(i);
+      return Error::Ok;
+    }
+    if (code == kOpIrq) st.end.irq_mask = static_cast<uint16_t>(st.end.irq_mask | param);
     if (code == kOpIrq || code == kOpDmaWait || code == kOpKernelWait || code == kOpPmuMask) continue;
     Error err = run_operation(rc, index, code, param);
     if (err != Error::Ok) return err;
   }
+  st.end.words_read = static_cast<uint32_t>(words.size());
   return Error::Ok;
 }
 
@@ -286,6 +294,20 @@ VirtualNpu::VirtualNpu(const Config& config, Span<uint8_t> work_memory)
 
 Error VirtualNpu::run(Span<const uint32_t> stream, Span<const Region> regions, Counters* counters,
                       Span<OpRecord> op_records, size_t* num_records) {
+  return run_stream(StreamKind::DriverPayloadOrRegisters, stream, regions, counters, op_records,
+                    num_records, nullptr);
+}
+
+Error VirtualNpu::run_registers(Span<const uint32_t> words, Span<const Region> regions,
+                                Counters* counters, Span<OpRecord> op_records, size_t* num_records,
+                                StreamEnd* end) {
+  return run_stream(StreamKind::Registers, words, regions, counters, op_records, num_records, end);
+}
+
+Error VirtualNpu::run_stream(StreamKind kind, Span<const uint32_t> stream, Span<const Region> regions,
+                             Counters* counters, Span<OpRecord> op_records, size_t* num_records,
+                             StreamEnd* end) {
+  if (end != nullptr) *end = StreamEnd();
   if (work_memory_.size() < kInternalMemoryBytes) {
     KILN_LOG(Error, "work memory of %zu bytes is smaller than the internal memory (%zu)",
              work_memory_.size(), kInternalMemoryBytes);
@@ -309,13 +331,14 @@ Error VirtualNpu::run(Span<const uint32_t> stream, Span<const Region> regions, C
   st.work_left = config_.max_macs;
   RunContext rc{arch, config_, regions, internal, scratch, st};
   Error err;
-  if (!stream.empty() && stream[0] == kCop1Magic) {
+  if (kind == StreamKind::DriverPayloadOrRegisters && !stream.empty() && stream[0] == kCop1Magic) {
     err = run_driver_payload(rc, stream);
   } else {
     err = run_commands(rc, stream);
   }
   if (counters != nullptr) *counters = st.counters;
   if (num_records != nullptr) *num_records = st.num_records;
+  if (end != nullptr) *end = st.end;
   return err;
 }
 

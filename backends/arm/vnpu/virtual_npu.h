@@ -105,6 +105,9 @@ struct OpRecord {
   uint64_t bytes_read = 0;
   /// Bytes the operation wrote (OFM, DMA destination).
   uint64_t bytes_written = 0;
+  /// NPU cycles by the register-accurate device's estimate (device/cycle_estimate.h); 0
+  /// when the virtual NPU runs on its own.
+  uint64_t cycles = 0;
 };
 
 /// PMU-style totals of one run. Reset at the start of run().
@@ -127,6 +130,18 @@ struct Counters {
   /// Bytes read / written per region index; index kMaxRegions counts internal memory (SHRAM).
   uint64_t bytes_read[kMaxRegions + 1] = {};
   uint64_t bytes_written[kMaxRegions + 1] = {};
+};
+
+/// How a register command stream ended, for a device that shows it in its registers
+/// (device/: STATUS.cmd_end_reached, QREAD, the IRQ history).
+struct StreamEnd {
+  /// NPU_OP_STOP ended the stream (Vela ends every stream with it).
+  bool stop_reached = false;
+  /// Word offset of the command the NPU stopped at: after NPU_OP_STOP or the last word,
+  /// or the failing command's.
+  uint32_t words_read = 0;
+  /// The OR of the NPU_OP_IRQ parameters executed.
+  uint16_t irq_mask = 0;
 };
 
 /// Bytes of internal memory (SHRAM image) kept at the start of the work memory.
@@ -159,6 +174,12 @@ class VirtualNpu final {
   Error run(Span<const uint32_t> stream, Span<const Region> regions, Counters* counters,
             Span<OpRecord> op_records = {}, size_t* num_records = nullptr);
 
+  /// Runs bare register commands — what an NPU does with the stream at QBASE — never a
+  /// COP1 payload, whatever the first word. Otherwise as run(); `end` (may be null)
+  /// receives how the stream ended.
+  Error run_registers(Span<const uint32_t> words, Span<const Region> regions, Counters* counters,
+                      Span<OpRecord> op_records, size_t* num_records, StreamEnd* end);
+
   const Config& config() const { return config_; }
 
   /// Shows `observer` every operation of the next runs as it completes, with its output
@@ -166,6 +187,11 @@ class VirtualNpu final {
   void set_operation_observer(OperationObserver* observer) { observer_ = observer; }
 
  private:
+  enum class StreamKind : uint8_t { DriverPayloadOrRegisters, Registers };
+  Error run_stream(StreamKind kind, Span<const uint32_t> stream, Span<const Region> regions,
+                   Counters* counters, Span<OpRecord> op_records, size_t* num_records,
+                   StreamEnd* end);
+
   Config config_;
   Span<uint8_t> work_memory_;
   OperationObserver* observer_ = nullptr;

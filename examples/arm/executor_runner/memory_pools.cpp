@@ -12,6 +12,27 @@ static_assert(KILN_MANIFEST_NUM_PLANNED_BUFFERS <= 4,
               "Kiln: the runner supports at most 4 planned buffers (memory ids); the program has "
               KILN_STRINGIFY(KILN_MANIFEST_NUM_PLANNED_BUFFERS));
 
+// Older memory headers do not name the NPU.
+#ifndef KILN_MANIFEST_NPU_TARGET
+#define KILN_MANIFEST_NPU_TARGET ""
+#endif
+#ifndef KILN_MANIFEST_VELA_NPU_CYCLES
+#define KILN_MANIFEST_VELA_NPU_CYCLES 0ull
+#endif
+
+// The Ethos-U this firmware is built for (a device model is made as this one): the
+// firmware's NPU_TARGET, else the program's, else the board's default (kiln_firmware.cmake).
+#if defined(KILN_FIRMWARE_NPU_TARGET)
+extern "C" const char* const kiln_embedded_npu_target = KILN_FIRMWARE_NPU_TARGET;
+#elif defined(KILN_FIRMWARE_DEFAULT_NPU_TARGET)
+extern "C" const char* const kiln_embedded_npu_target =
+    sizeof(KILN_MANIFEST_NPU_TARGET) > 1 ? KILN_MANIFEST_NPU_TARGET : KILN_FIRMWARE_DEFAULT_NPU_TARGET;
+#else
+extern "C" const char* const kiln_embedded_npu_target = KILN_MANIFEST_NPU_TARGET;
+#endif
+/// Vela's cycle estimate of one run of the program's NPU work (0: unknown).
+extern "C" const uint64_t kiln_embedded_vela_npu_cycles = KILN_MANIFEST_VELA_NPU_CYCLES;
+
 namespace kiln::firmware {
 namespace {
 

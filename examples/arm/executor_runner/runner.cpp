@@ -264,6 +264,7 @@ int run() {
                static_cast<unsigned long long>(execute_ticks),
                static_cast<unsigned long long>(execute_ticks * 1000000000ull / board_tick_hz()));
   timing.print();
+  report_npu_counters(*method);
   print_usage("method allocator", method_allocator);
   print_usage("temp allocator", temp_allocator);
 
@@ -298,6 +299,9 @@ namespace kiln::firmware {
 
 /// No backends unless the firmware links one (ethos_u_registration.cpp).
 __attribute__((weak)) Error register_firmware_backends() { return Error::Ok; }
+
+/// No NPU unless the firmware links one.
+__attribute__((weak)) void report_npu_counters(const Method&) {}
 
 }  // namespace kiln::firmware
 

@@ -25,6 +25,9 @@ void board_counter_init(void);
 void kiln_reset_handler(void);
 void kiln_fault_handler(void);
 void kiln_default_handler(void);
+void kiln_memmanage_handler(void);
+void kiln_systick_handler(void);
+void kiln_npu_irq_handler(void);
 
 // ---- system control block registers ----
 #define SCB_CPACR (*(volatile uint32_t*)0xE000ED88u)
@@ -158,16 +161,33 @@ void* _sbrk(ptrdiff_t increment) {
   return previous;
 }
 
+// ---- handlers a board's devices may replace (weak: the default ones otherwise) ----
+
+/// MemManage: a fault, unless a device model's register trap serves it (register_trap.c).
+/// A branch, not a call: kiln_fault_handler reads EXC_RETURN from lr.
+__attribute__((weak, naked)) void kiln_memmanage_handler(void) { __asm__ volatile("b kiln_fault_handler"); }
+/// SysTick: unused unless the NPU's wait hook arms it as a wake-up (board_npu.c).
+__attribute__((weak)) void kiln_systick_handler(void) { kiln_default_handler(); }
+/// The NPU's interrupt (KILN_BOARD_NPU_IRQ), routed to its driver by board_npu.c.
+__attribute__((weak)) void kiln_npu_irq_handler(void) { kiln_default_handler(); }
+
 // ---- vector table (at 0x0: initial stack pointer, then the handlers) ----
 
 typedef void (*Handler)(void);
 
-__attribute__((section(".vectors"), used)) const Handler kiln_vector_table[16] = {
+// The system exceptions, then the external interrupts up to the NPU's (none without one).
+#if KILN_BOARD_HAS_NPU
+#define KILN_NUM_VECTORS (16 + KILN_BOARD_NPU_IRQ + 1)
+#else
+#define KILN_NUM_VECTORS 16
+#endif
+
+__attribute__((section(".vectors"), used)) const Handler kiln_vector_table[KILN_NUM_VECTORS] = {
     (Handler)&__stack_top,
     kiln_reset_handler,
     kiln_default_handler,  // NMI
     kiln_fault_handler,    // HardFault
-    kiln_fault_handler,    // MemManage
+    kiln_memmanage_handler,  // MemManage
     kiln_fault_handler,    // BusFault
     kiln_fault_handler,    // UsageFault
     kiln_fault_handler,    // SecureFault (v8-M)
@@ -178,5 +198,11 @@ __attribute__((section(".vectors"), used)) const Handler kiln_vector_table[16] =
     kiln_default_handler,  // DebugMonitor
     0,
     kiln_default_handler,  // PendSV
-    kiln_default_handler,  // SysTick
+    kiln_systick_handler,  // SysTick
+#if KILN_BOARD_HAS_NPU
+#if KILN_BOARD_NPU_IRQ > 0
+    [16 ... 16 + KILN_BOARD_NPU_IRQ - 1] = kiln_default_handler,
+#endif
+    [16 + KILN_BOARD_NPU_IRQ] = kiln_npu_irq_handler,
+#endif
 };

@@ -79,6 +79,18 @@ bool check_requantize_params(KernelContext& ctx, const char* op, int64_t multipl
   return true;
 }
 
+bool check_signed_requantize_params(KernelContext& ctx, const char* op, int64_t multiplier, int64_t shift,
+                                    const char* what) {
+  if (multiplier <= INT32_MIN || multiplier > INT32_MAX || !shift_in_range(shift)) {
+    KILN_KERNEL_FAIL(ctx, Error::InvalidArgument, op,
+                     "%s: multiplier %lld / shift %lld out of range (multiplier in (-2^31, 2^31), shift in [%d, %d])",
+                     what, static_cast<long long>(multiplier), static_cast<long long>(shift), static_cast<int>(kMinShift),
+                     static_cast<int>(kMaxShift));
+    return false;
+  }
+  return true;
+}
+
 bool check_per_channel_params(KernelContext& ctx, const char* op, const Tensor& multipliers,
                               const Tensor& shifts, int32_t channels) {
   if (!portable::check_dtype(ctx, op, multipliers, ScalarType::Int, "requantize_multipliers") ||
@@ -153,6 +165,18 @@ int8_t* scratch_memory(KernelContext& ctx, const char* op, const Tensor* scratch
     return nullptr;
   }
   return static_cast<int8_t*>(memory);
+}
+
+int8_t* scratch_memory_at_least(KernelContext& ctx, const char* op, const Tensor* scratch, size_t minimum,
+                                size_t* got) {
+  if (scratch != nullptr && scratch->mutable_data_ptr() != nullptr && scratch->nbytes() >= minimum &&
+      scratch->nbytes() > 0) {
+    *got = scratch->nbytes();
+    return scratch->mutable_data_ptr<int8_t>();
+  }
+  // The tensor cannot hold even the minimum: the temp allocator, for the minimum.
+  *got = minimum;
+  return scratch_memory(ctx, op, scratch, minimum);
 }
 
 }  // namespace cortex_m

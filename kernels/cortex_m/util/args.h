@@ -44,6 +44,12 @@ bool check_range(KernelContext& ctx, const char* op, int64_t value, int64_t lo, 
 bool check_requantize_params(KernelContext& ctx, const char* op, int64_t multiplier,
                              int64_t shift, const char* what);
 
+/// check_requantize_params for a multiplier that may be negative (-2^31 excluded, so that
+/// the doubling high multiply never saturates): an operand of quantized_add that is
+/// subtracted.
+bool check_signed_requantize_params(KernelContext& ctx, const char* op, int64_t multiplier,
+                                    int64_t shift, const char* what);
+
 /// Per-channel multipliers and shifts: int32 tensors of `channels` elements each, every
 /// pair checked as check_requantize_params does.
 bool check_per_channel_params(KernelContext& ctx, const char* op, const Tensor& multipliers,
@@ -65,6 +71,14 @@ bool check_activation(KernelContext& ctx, const char* op, int64_t activation_min
 /// Scratch memory for `bytes`: the program's scratch tensor when it is large enough,
 /// else the runtime's temp allocator; nullptr (kernel failed, sizes logged) otherwise.
 int8_t* scratch_memory(KernelContext& ctx, const char* op, const Tensor* scratch, size_t bytes);
+
+/// Scratch memory for a kernel that runs fastest with some amount and can make do with
+/// any amount down to `minimum`: the program's whole scratch tensor whenever it holds at
+/// least `minimum` (a program made by ExecuTorch sizes it for CMSIS-NN's needs, which may
+/// be less than Kiln's kernels prefer), else `minimum` bytes of the temp allocator. *got
+/// says how many bytes the kernel may use; nullptr as scratch_memory.
+int8_t* scratch_memory_at_least(KernelContext& ctx, const char* op, const Tensor* scratch, size_t minimum,
+                                size_t* got);
 
 }  // namespace cortex_m
 }  // namespace kiln

@@ -1,7 +1,13 @@
 #include "kernels/cortex_m/util/conv_args.h"
 
+#include "kernels/cortex_m/util/gemm_s8.h"
+
 namespace kiln {
 namespace cortex_m {
+
+size_t conv_scratch_bytes(int32_t depth, bool direct) {
+  return (direct ? 0 : im2col_bytes(kIm2colRows, depth)) + gemm_scratch_bytes(depth);
+}
 
 bool read_conv_tail(ArgReader& r, size_t first, bool has_output_padding, bool has_depth_multiplier,
                     int64_t* depth_multiplier, ConvArgs* a) {

@@ -2,6 +2,7 @@
 // and checked once for every layout and flavour.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/cortex_m/util/args.h"
@@ -35,6 +36,23 @@ struct ConvArgs {
 /// Largest kernel, stride, padding and dilation the kernels take (bounds the loops and
 /// keeps every offset computation inside 32 bits).
 constexpr int64_t kMaxWindow = 1024;
+
+/// Output pixels whose windows a convolution gathers (im2col) at a time.
+constexpr int32_t kIm2colRows = 6;
+
+/// Bytes `rows` gathered windows of `depth` take, rounded up to 16 so that what follows
+/// them in scratch memory is aligned.
+inline size_t im2col_bytes(int32_t rows, int32_t depth) {
+  return (static_cast<size_t>(rows) * static_cast<size_t>(depth) + 15) & ~static_cast<size_t>(15);
+}
+
+/// Bytes of scratch memory a convolution takes whose product has `depth` = KH * KW *
+/// (input channels per group): kIm2colRows gathered windows (none when `direct`, a 1x1
+/// convolution that reads the pixels where they are), then the product's own
+/// (gemm_scratch_bytes). The compiler sizes the scratch tensor with the rule of the
+/// flavour that takes the most (python/kiln/backends/cortex_m/lowering.py:
+/// conv_scratch_bytes); a smaller tensor makes the kernel fall back to the temp allocator.
+size_t conv_scratch_bytes(int32_t depth, bool direct);
 
 /// Output height/width of a convolution; < 1 when the window does not fit.
 inline int64_t conv_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad, int64_t dilation) {

@@ -53,13 +53,23 @@ inline uint32_t dsp_load_word(const int8_t* p) {
 /// `x` rotated right by 8: SXTB16 of it gives bytes 1 and 3.
 inline uint32_t dsp_ror8(uint32_t x) { return (x >> 8) | (x << 24); }
 
+/// Bytes 1 and 3 of `x` sign-extended into two halfwords: SXTB16 with its own rotation,
+/// one instruction (GCC 12 does not fold a rotate into __sxtb16's operand).
+__attribute__((always_inline)) inline uint32_t dsp_sxtb16_odd(uint32_t x) {
+  uint32_t r;
+  __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(x));
+  return r;
+}
+
 }  // namespace cortex_m
 }  // namespace kiln
 #endif
 
-// Hot loops are compiled for speed even in size-optimised (-Os) firmware.
+// Hot loops are compiled for speed even in size-optimised (-Os) firmware, without GCC's
+// scheduling before register allocation: it hoists the loads of an unrolled loop to its
+// top, which needs more than the M55's eight Q registers and spills to the stack.
 #if defined(__GNUC__) && !defined(__clang__)
-#define KILN_CM_HOT __attribute__((optimize("O2")))
+#define KILN_CM_HOT __attribute__((optimize("O2", "no-schedule-insns")))
 #else
 #define KILN_CM_HOT
 #endif

@@ -19,7 +19,8 @@ The board is a board file (format: docs/board-files.md): --board names a shipped
 (corstone-300, corstone-320, mps2-an386, mps2-an505) or gives the path of one of your own.
 Without --board, Ethos-U85 programs get corstone-320 (its memory sizes; it runs on the same
 QEMU machine as the rest, mps3-an547, Cortex-M55: QEMU has no Corstone-320) and everything
-else corstone-300; the NPU is Kiln's virtual Ethos-U inside the firmware either way. With
+else corstone-300; the firmware drives the NPU through its registers, where QEMU finds Kiln's
+virtual Ethos-U behind them (docs/real-silicon.md) either way. With
 --build-only, or for a board no QEMU machine runs, the firmware is built, not run: the image
 to flash (ELF, Intel HEX, a raw .bin per memory region) goes to <output>/image with a note of
 how to run it on the board, which is also printed.
@@ -158,11 +159,16 @@ def make_bundle(prepared: PreparedProgram, intermediates: Path, out: Path, quant
 
 
 def firmware_options(args: argparse.Namespace) -> list[str]:
-    """The -D options of --etdump and the bundle tolerance (always given, so that a
-    reused build folder forgets the previous run's)."""
+    """The -D options of --etdump, the bundle tolerance and the firmware's NPU (always given,
+    so that a reused build folder forgets the previous run's). The NPU is the one --target
+    names: the board's device model is made as that Ethos-U, as silicon would be chosen."""
+    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+
     etdump = str(args.etdump.resolve()) if args.etdump else ""
+    npu = (args.target or DEFAULT_TARGET) if args.delegate else ""
     return [f"-DKILN_FIRMWARE_ETDUMP={etdump}", f"-DKILN_FIRMWARE_ETDUMP_BYTES={args.etdump_bytes}",
-            f"-DKILN_FIRMWARE_BUNDLE_RTOL={args.rtol!r}", f"-DKILN_FIRMWARE_BUNDLE_ATOL={args.atol!r}"]
+            f"-DKILN_FIRMWARE_BUNDLE_RTOL={args.rtol!r}", f"-DKILN_FIRMWARE_BUNDLE_ATOL={args.atol!r}",
+            f"-DKILN_FIRMWARE_NPU_TARGET={npu}"]
 
 
 def _aot_args(args: argparse.Namespace) -> list[str]:

@@ -131,9 +131,9 @@ def run_note(image: FirmwareImage, board: BoardProfile, show: Callable[[Path], s
     lines.append("to run it:")
     lines += [f"  {line.format(elf=show(image.elf), hex=show(image.hex))}" for line in board.run]
     if board.npu is not None and board.npu.device == "silicon":
-        lines.append(f"  note: Ethos-U programs run on Kiln's virtual NPU, in software, in this firmware; the "
-                     f"board's {'/'.join(board.npu.families)} at {_address(board.npu.base)} (IRQ {board.npu.irq}) "
-                     "is not driven yet")
+        lines.append(f"  note: Ethos-U programs drive the board's {'/'.join(board.npu.families)} at "
+                     f"{_address(board.npu.base)} (IRQ {board.npu.irq}) through Kiln's register-level driver, "
+                     "which has not run on silicon (docs/real-silicon.md)")
     if board.qemu is None:
         lines.append("  not run here: no QEMU machine runs this board (its board file has no qemu)")
     return "\n".join(lines)

@@ -40,6 +40,7 @@ class InspectorRow:
     bytes_read: int = 0
     bytes_written: int = 0
     vela_cycles: int = 0
+    npu_cycles: int = 0  # the virtual NPU device's estimate for this operation (0: none)
     scratch_bytes: int = 0
     source: str = ""
 
@@ -128,6 +129,7 @@ class Inspector:
             row.macs = int(counters.get("macs", 0))
             row.bytes_read = int(counters.get("bytes_read", 0))
             row.bytes_written = int(counters.get("bytes_written", 0))
+            row.npu_cycles = int(counters.get("cycles", 0))
             layer = None
             if counters.get("kind") != "dma":
                 ordinal = npu_index.get(event.instruction, 0)
@@ -170,14 +172,14 @@ class Inspector:
         """A text table: one line per instruction and NPU operation."""
         unit = self.time_unit
         header = (f"{'instr':>5}  {'operator':<{width}} {'module':<26} {'npu op':<16} {'layer':<12} "
-                  f"{f'avg ({unit})':>14} {'runs':>4} {'MACs':>11} {'Vela cycles':>11}")
+                  f"{f'avg ({unit})':>14} {'runs':>4} {'MACs':>11} {'Vela cycles':>11} {'NPU cycles':>11}")
         lines = [header, "-" * len(header)]
         for row in self.rows:
             module = f"{row.module_path} ({row.module_type})" if row.module_type else row.module_path
             name = row.operator if not row.is_npu_operation else f"  {row.operator}"
             lines.append(f"{row.instruction:>5}  {name[:width]:<{width}} {module[:26]:<26} {row.npu_operation[:16]:<16} "
                          f"{row.npu_layer[:12]:<12} {row.average:>14,.0f} {len(row.durations):>4} "
-                         f"{row.macs:>11,} {row.vela_cycles:>11,}")
+                         f"{row.macs:>11,} {row.vela_cycles:>11,} {row.npu_cycles:>11,}")
         if self.run_durations:
             lines.append(f"Method::execute: {len(self.run_durations)} run(s), median "
                          f"{statistics.median(self.run_durations):,.0f} {unit}")
@@ -202,12 +204,13 @@ class Inspector:
     def write_tsv(self, path: Union[str, Path]) -> Path:
         columns = ["instruction", "operator", "module_path", "module_type", "node", "npu_operation", "npu_layer",
                    f"average_{self.time_unit}", f"median_{self.time_unit}", "runs", "macs", "bytes_read",
-                   "bytes_written", "vela_cycles", "scratch_bytes", "source"]
+                   "bytes_written", "vela_cycles", "npu_cycles", "scratch_bytes", "source"]
         lines = ["\t".join(columns)]
         for row in self.rows:
             values = [row.instruction, row.operator, row.module_path, row.module_type, row.node, row.npu_operation,
                       row.npu_layer, f"{row.average:.1f}", f"{row.median:.1f}", len(row.durations), row.macs,
-                      row.bytes_read, row.bytes_written, row.vela_cycles, row.scratch_bytes, row.source]
+                      row.bytes_read, row.bytes_written, row.vela_cycles, row.npu_cycles, row.scratch_bytes,
+                      row.source]
             lines.append("\t".join(str(v).replace("\t", " ") for v in values))
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)

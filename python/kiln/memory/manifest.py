@@ -96,6 +96,12 @@ class Manifest:
     #: Bytes of NPU scratch inside the method allocator (0 without Ethos-U delegates).
     npu_scratch_bytes: int = 0
     num_delegates: int = 0
+    #: The Ethos-U configuration the program's delegates were compiled for ("" without
+    #: them, or when its .debug.json is not beside it).
+    npu_target: str = ""
+    #: Vela's cycle estimate of one run of the method's NPU work: the sum of its per-layer
+    #: cycles, memory stalls included (0: unknown).
+    vela_npu_cycles: int = 0
 
     def pool(self, name: str) -> Pool:
         return next(p for p in self.pools if p.name == name)
@@ -121,6 +127,7 @@ class Manifest:
             ],
             "npu_scratch": {"bytes": self.npu_scratch_bytes, "delegates": self.num_delegates,
                             "included_in": "method_allocator"},
+            "npu": {"target": self.npu_target, "vela_npu_cycles": self.vela_npu_cycles},
             "totals": {"SRAM": self.total("SRAM"), "DDR": self.total("DDR")},
         }
 
@@ -189,6 +196,30 @@ def _npu_scratch(program_bytes: bytes, method: str) -> tuple[int, int]:
 # ---- measuring with the runtime ----
 
 
+def _npu_facts(program_path: Path, method: str) -> tuple[str, int]:
+    """(target, Vela's NPU cycles per run) of the method's Ethos-U delegates, from the
+    ``<program>.debug.json`` kiln-aot writes beside the program; ("", 0) without one."""
+    debug = program_path.with_suffix(".debug.json")
+    if not debug.exists():
+        return "", 0
+    try:
+        methods = json.loads(debug.read_text()).get("methods", [])
+    except (OSError, ValueError) as error:
+        logger.warning("%s: not read (%s): the firmware will not know Vela's estimate", debug, error)
+        return "", 0
+    targets, cycles = set(), 0
+    for entry in methods:
+        if entry.get("name") != method:
+            continue
+        for delegate in entry.get("delegates", []):
+            if delegate.get("backend_id") != "EthosUBackend":
+                continue
+            targets.add(delegate.get("target", ""))
+            cycles += sum(int(layer.get("cycles") or 0) for layer in delegate.get("npu_layers", []))
+    targets.discard("")
+    return (targets.pop() if len(targets) == 1 else ""), cycles
+
+
 def _example_inputs(meta, inputs: Sequence[np.ndarray] | None) -> list[np.ndarray]:
     if inputs is not None:
         return list(inputs)
@@ -219,6 +250,7 @@ def build_manifest(program_path: str | Path, method: str = "forward",
     manifest = Manifest(program=path.name, program_bytes=len(data),
                         program_sha256=hashlib.sha256(data).hexdigest(), method=method, board=board,
                         npu_scratch_bytes=scratch, num_delegates=delegates)
+    manifest.npu_target, manifest.vela_npu_cycles = _npu_facts(path, method)
     manifest.pools.append(Pool(
         "method_allocator", meta.method_allocator_size,
         note="MethodMeta::method_allocator_size() on the host (LP64): an upper bound for 32-bit targets"
@@ -260,6 +292,10 @@ def _memory_header(manifest: Manifest, stem: str) -> str:
     lines += [
         "// NPU scratch is part of the method allocator (the Ethos-U delegate takes it there).",
         f"#define KILN_MANIFEST_NPU_SCRATCH_BYTES {manifest.npu_scratch_bytes}",
+        "// The NPU the delegates were compiled for and Vela's cycle estimate of one run (the",
+        "// firmware prints it next to the NPU's PMU counters; 0 when unknown).",
+        f'#define KILN_MANIFEST_NPU_TARGET "{manifest.npu_target}"',
+        f"#define KILN_MANIFEST_VELA_NPU_CYCLES {manifest.vela_npu_cycles}ull",
         f"// Totals per placement, each pool padded to {POOL_ALIGNMENT} bytes.",
         f"#define KILN_MANIFEST_SRAM_BYTES {manifest.total('SRAM')}",
         f"#define KILN_MANIFEST_DDR_BYTES {manifest.total('DDR')}",

@@ -13,6 +13,8 @@ add a line here and a kernel with the out-variant name to the runtime.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 # fmt: off
 OUT_VARIANTS: dict[str, str] = {
     # Convolution, matrix products, normalization, pooling.
@@ -248,14 +250,16 @@ OUT_VARIANTS: dict[str, str] = {
 # fmt: on
 
 
-def _cortex_m_out_variants() -> dict[str, str]:
-    """The cortex_m:: int8 operators (kiln.backends.cortex_m.ops, defined on import)."""
-    from kiln.backends.cortex_m.ops import OUT_VARIANTS as CORTEX_M
+def register_out_variants(table: Mapping[str, str]) -> None:
+    """Add a backend's operators (operator name -> out-variant name) to :data:`OUT_VARIANTS`.
 
-    return CORTEX_M
-
-
-OUT_VARIANTS.update(_cortex_m_out_variants())
+    A backend that defines its own operators registers them when it defines them
+    (``kiln.backends.cortex_m.ops`` does on import), so a graph that calls them has them
+    here; this module imports no backend and no torch, which keeps ``.pte`` readers light."""
+    for name, out_name in table.items():
+        known = OUT_VARIANTS.setdefault(name, out_name)
+        if known != out_name:
+            raise ValueError(f"operator {name!r} registered with out variant {out_name!r}, already {known!r}")
 
 
 # Checks torch.export leaves in the graph; they hold at compile time (static shapes

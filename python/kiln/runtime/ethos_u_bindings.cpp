@@ -1,7 +1,9 @@
-// Python hook for the EthosUBackend: registers the delegate on the host's virtual NPU, so
-// that delegated programs loaded through kiln.runtime run, exposes what the NPU did in the
-// calling thread's last execute (PMU-style counters; per method with Method.npu_counters)
-// and, on request, one record per operation of the latest NPU call, and
+// Python hook for the EthosUBackend: registers the delegate on the host's NPU (the
+// register-level driver on the virtual NPU's register-accurate device), so that delegated
+// programs loaded through kiln.runtime run, exposes what the NPU did in the calling thread's
+// last execute (the PMU's counters and the model's; per method with Method.npu_counters),
+// the NPU's identity from its ID/CONFIG registers, on request one record per operation of
+// the latest NPU call, and
 // runs one delegate payload on its own (ethos_u_run_payload: the same init/execute a
 // program's delegate call goes through, for checking payloads against a reference).
 #include <cstdint>
@@ -19,6 +21,7 @@
 
 #include "backends/arm/runtime/ethos_u_backend.h"
 #include "backends/arm/runtime/host_virtual_npu.h"
+#include "backends/arm/runtime/npu_identity.h"
 #include "python/kiln/runtime/ethos_u_bindings.h"
 #include "python/kiln/runtime/npu_counters_dict.h"
 #include "python/kiln/runtime/runtime_error.h"
@@ -53,7 +56,35 @@ ThreadCounters& thread_counters() {
 
 nb::dict counters_dict(const ethos_u::NpuCounters& counters, size_t delegate_calls) {
   nb::dict out = npu_counters_to_dict(counters, ethos_u::kNpuMaxRegions + 1);
+  // The PMU's counts, as the register-level driver read them from the NPU.
+  out["cycles"] = counters.cycles;
+  out["active_cycles"] = counters.active_cycles;
+  out["axi_read_beats"] = counters.axi_read_beats;
+  out["axi_write_beats"] = counters.axi_write_beats;
   out["delegate_calls"] = delegate_calls;
+  return out;
+}
+
+/// The NPU the driver identified from its ID/CONFIG registers for the latest delegate
+/// call; None before the first.
+nb::object npu_identity() {
+  ethos_u::NpuIdentity npu;
+  {
+    std::lock_guard<std::mutex> lock(ethos_u::host_virtual_npu_mutex());
+    if (!ethos_u::host_virtual_npu().identity(&npu)) return nb::none();
+  }
+  char line[256];
+  ethos_u::describe_npu(npu, line, sizeof(line));
+  nb::dict out;
+  out["product"] = npu.arch->name;
+  out["macs_per_cycle"] = npu.macs;
+  out["id"] = npu.id;
+  out["config"] = npu.config;
+  namespace id = ethos_u::regs::id;
+  out["architecture"] = std::to_string(id::arch_major(npu.id)) + "." + std::to_string(id::arch_minor(npu.id)) +
+                        "." + std::to_string(id::arch_patch(npu.id));
+  out["release"] = "r" + std::to_string(id::version_major(npu.id)) + "p" + std::to_string(id::version_minor(npu.id));
+  out["description"] = std::string(line);
   return out;
 }
 
@@ -66,13 +97,13 @@ void record_ops(size_t max_records) {
   std::lock_guard<std::mutex> lock(ethos_u::host_virtual_npu_mutex());
   std::vector<vnpu::OpRecord>& records = op_records();
   records.assign(max_records, vnpu::OpRecord());
-  ethos_u::host_virtual_npu_driver().set_op_records({records.data(), records.size()});
+  ethos_u::host_virtual_npu().set_op_records({records.data(), records.size()});
 }
 
 nb::list last_op_records() {
   std::lock_guard<std::mutex> lock(ethos_u::host_virtual_npu_mutex());
   const std::vector<vnpu::OpRecord>& records = op_records();
-  const size_t n = ethos_u::host_virtual_npu_driver().num_records();
+  const size_t n = ethos_u::host_virtual_npu().num_records();
   return npu_op_records_to_list(records.data(), n < records.size() ? n : records.size());
 }
 
@@ -177,10 +208,11 @@ void register_ethos_u_bindings(nb::module_& m) {
                              error_name(registered));
   }
   m.def("ethos_u_counters", &last_counters,
-        "What the virtual NPU did in this thread's last execute of a method with EthosUBackend "
-        "delegates (their calls added up; or the last ethos_u_run_payload): operations, "
-        "dma_transfers, macs, element_ops, commands, bytes_read/bytes_written per region "
-        "(index 8 = the NPU's internal memory), delegate_calls.");
+        "What the NPU did in this thread's last execute of a method with EthosUBackend "
+        "delegates (their calls added up; or the last ethos_u_run_payload): the PMU's cycles, "
+        "active_cycles, axi_read_beats, axi_write_beats (the virtual NPU device's estimate); the "
+        "model's operations, dma_transfers, macs, element_ops, commands, bytes_read/"
+        "bytes_written per region (index 8 = the NPU's internal memory); delegate_calls.");
   m.def("ethos_u_record_ops", &record_ops, nb::arg("max_records"),
         "Record up to max_records operations per delegate call from now on (0 stops).");
   m.def("ethos_u_run_payload", &run_payload, nb::arg("payload"), nb::arg("compile_specs"),
@@ -188,9 +220,13 @@ void register_ethos_u_bindings(nb::module_& m) {
         "Runs one EthosUBackend payload (a .pte delegate blob) through the delegate's init and "
         "execute on the virtual NPU: inputs are int arrays in the program's layout, outputs "
         "preallocated arrays (program shapes and dtypes) filled in place. Returns the counters.");
+  m.def("ethos_u_npu_identity", &npu_identity,
+        "The NPU the register-level driver identified from its ID and CONFIG registers for the "
+        "latest delegate call (product, macs_per_cycle, architecture, release, id, config, "
+        "description), or None before the first.");
   m.def("ethos_u_op_records", &last_op_records,
         "One dict per operation of the last delegate call (kind, mode, command_index, macs, "
-        "bytes_read, bytes_written), when recording is on.");
+        "bytes_read, bytes_written, cycles: the device's estimate), when recording is on.");
 }
 
 }  // namespace kiln::python

@@ -241,6 +241,16 @@ class Method:
         outputs, durations_ns = _call(self._handle.execute_timed, arrays, iterations)
         return TimedRun(self._finish(outputs, return_torch), [d / 1e6 for d in durations_ns])
 
+    def npu_counters(self) -> dict[str, Any]:
+        """What the NPU did in this method's latest execute, its Ethos-U delegate calls
+        added up: the PMU's ``cycles``, ``active_cycles``, ``axi_read_beats`` and
+        ``axi_write_beats`` as the register-level driver read them (the virtual NPU device's
+        estimate), the virtual NPU's ``operations``, ``macs``, ``element_ops``,
+        ``dma_transfers``, ``commands``, ``bytes_read``/``bytes_written`` per region (index 8:
+        the NPU's internal memory), and ``delegate_calls``. All zero for a method without
+        Ethos-U delegates."""
+        return dict(_call(self._handle.npu_counters))
+
     def __repr__(self) -> str:
         return f"<kiln.runtime.Method {self.name!r}>"
 

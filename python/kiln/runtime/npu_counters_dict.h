@@ -42,6 +42,7 @@ nanobind::list npu_op_records_to_list(const OpRecord* records, size_t count) {
     op["macs"] = records[i].macs;
     op["bytes_read"] = records[i].bytes_read;
     op["bytes_written"] = records[i].bytes_written;
+    op["cycles"] = records[i].cycles;
     out.append(op);
   }
   return out;

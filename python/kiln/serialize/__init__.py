@@ -9,7 +9,9 @@ into ``kiln/serialize/program_generated.py`` (``from kiln.serialize import
 program_generated as pte``); nothing is packed by hand.
 """
 
-from kiln.serialize.emitter import CONSTANT_ALIGNMENT, ConstantPool, emit_program
+from typing import Any
+
+from kiln._lazy import lazy_attributes
 from kiln.serialize.pte_file import (
     FILE_IDENTIFIER,
     HEADER_LENGTH,
@@ -18,6 +20,18 @@ from kiln.serialize.pte_file import (
     ExtendedHeader,
     read_pte,
     write_pte,
+)
+
+# The emitter works on planned method graphs (the compiler's side); readers of .pte files
+# (kiln.Program.load, the runtime, the devtools) import this package without it, and so
+# without torch.
+__getattr__: Any = lazy_attributes(
+    __name__,
+    {
+        "CONSTANT_ALIGNMENT": ("kiln.serialize.emitter", "CONSTANT_ALIGNMENT"),
+        "ConstantPool": ("kiln.serialize.emitter", "ConstantPool"),
+        "emit_program": ("kiln.serialize.emitter", "emit_program"),
+    },
 )
 
 __all__ = [

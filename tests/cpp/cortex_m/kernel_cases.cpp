@@ -144,7 +144,9 @@ class CaseRunner {
     }
     kiln::MemoryAllocator temp(memory_.temp, memory_.temp_bytes);
     kiln::KernelContext context(&temp);
+    const uint64_t start = memory_.clock != nullptr ? memory_.clock() : 0;
     kernel(context, {s_.pointers, static_cast<size_t>(count) + 1});
+    outcome->kernel_ticks = memory_.clock != nullptr ? memory_.clock() - start : 0;
     outcome->error = context.failure_state();
     if (outcome->error != Error::Ok) return Error::Ok;
     compare(*out, expected, outcome);

@@ -30,6 +30,7 @@ struct CaseOutcome {
   int64_t max_difference = 0;  // largest |got - expected| (output steps; ULPs for float)
   int32_t tolerance = 0;
   int64_t first_index = -1;   // first element beyond the tolerance, -1 if none
+  uint64_t kernel_ticks = 0;  // the kernel call's duration by CaseMemory::clock (0 without one)
   bool passed() const { return error == kiln::Error::Ok && differing == 0; }
 };
 
@@ -42,6 +43,8 @@ struct CaseMemory {
   size_t work_bytes = 0;
   uint8_t* temp = nullptr;
   size_t temp_bytes = 0;
+  /// Optional: a tick counter, read around each kernel call (CaseOutcome::kernel_ticks).
+  uint64_t (*clock)() = nullptr;
 };
 
 /// Number of cases in the file, or an error (InvalidProgram) for a bad header.

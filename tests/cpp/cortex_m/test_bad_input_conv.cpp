@@ -73,8 +73,8 @@ TEST(CortexMBadInput, ConvNegativeMultiplier) {
 }
 
 TEST(CortexMBadInput, ConvScratchTooSmallAndNoTempMemory) {
-  Conv c;  // im2col needs 4 rows of 45 bytes; the scratch tensor has 1, the allocator 16
-  expect_refused(c.call.run(kConv, 16), Error::MemoryAllocationFailed, "needs 180 bytes");
+  Conv c;  // im2col needs at least one window of 45 bytes; the scratch tensor has 1, the allocator 16
+  expect_refused(c.call.run(kConv, 16), Error::MemoryAllocationFailed, "needs 45 bytes");
 }
 
 TEST(CortexMBadInput, ConvZeroSizedInput) {
@@ -211,6 +211,11 @@ TEST(CortexMBadInput, TransposeConvZeroStride) {
   TransposeConv t;
   t.call.set_list(3, {0, 0});
   expect_refused(t.call.run(kTransposeConv), Error::InvalidArgument, "stride is 0");
+}
+
+TEST(CortexMBadInput, TransposeConvScratchTooSmallAndNoTempMemory) {
+  TransposeConv t;  // one gathered window takes 3 * 3 * 4 = 36 bytes; the scratch tensor has 1, the allocator 16
+  expect_refused(t.call.run(kTransposeConv, 16), Error::MemoryAllocationFailed, "needs 36 bytes");
 }
 
 /// A good fully connected layer: [3, 9] x [4, 9]^T.

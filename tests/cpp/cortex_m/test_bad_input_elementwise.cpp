@@ -51,6 +51,18 @@ TEST(CortexMBadInput, AddInt16Operand) {
   EXPECT_NE(add_call(a, b, out).run("cortex_m::quantized_add").error, Error::Ok);
 }
 
+TEST(CortexMBadInput, AddTakesANegativeOperandMultiplier) {
+  // a - b: ExecuTorch's lowering negates the second operand's multiplier.
+  OwnedTensor a = int8_tensor({3, 7}), b = int8_tensor({3, 7}), out = int8_tensor({3, 7});
+  EXPECT_EQ(add_call(a, b, out).set_integer(6, -kMultiplier).run("cortex_m::quantized_add").error, Error::Ok);
+}
+
+TEST(CortexMBadInput, AddNegativeOutputMultiplier) {
+  OwnedTensor a = int8_tensor({3, 7}), b = int8_tensor({3, 7}), out = int8_tensor({3, 7});
+  const KernelOutcome o = add_call(a, b, out).set_integer(9, -kMultiplier).run("cortex_m::quantized_add");
+  EXPECT_EQ(o.error, Error::InvalidArgument) << o.log;
+}
+
 TEST(CortexMBadInput, MulOperandsThatDoNotBroadcast) {
   OwnedTensor a = channels_last_int8(1, 4, 3, 3), b = int8_tensor({1, 5, 1, 1}), out = channels_last_int8(1, 4, 3, 3);
   KernelCall call;
@@ -188,6 +200,44 @@ TEST(CortexMBadInput, DequantizeAnInt32Input) {
   KernelCall call;
   call.tensor(x).real(0.1).integer(0).integer(-128).integer(127).integer(1).tensor(out);
   EXPECT_NE(call.run("cortex_m::dequantize_per_tensor").error, Error::Ok);
+}
+
+/// A good kiln::quantized_layer_norm over rows of 6, with float weight and bias.
+struct LayerNorm {
+  OwnedTensor x = int8_tensor({2, 6}), out = int8_tensor({2, 6});
+  OwnedTensor weight{kiln::ScalarType::Float, {6}}, bias{kiln::ScalarType::Float, {6}};
+  KernelCall call;
+  LayerNorm() {
+    call.tensor(x).integer(3).real(0.05).tensor(weight).tensor(bias).real(1e-5).integer(-2).real(0.02);
+    call.integer(-128).integer(127).tensor(out);
+  }
+};
+
+TEST(CortexMBadInput, LayerNormTakesTheGoodArguments) {
+  LayerNorm l;
+  EXPECT_EQ(l.call.run("kiln::quantized_layer_norm").error, Error::Ok) << l.call.run("kiln::quantized_layer_norm").log;
+}
+
+TEST(CortexMBadInput, LayerNormWeightOfTheWrongLength) {
+  LayerNorm l;
+  OwnedTensor weight(kiln::ScalarType::Float, {5});
+  l.call.set_tensor(3, weight);
+  expect_refused(l.call.run("kiln::quantized_layer_norm"), Error::InvalidArgument, "weight has 5 elements");
+}
+
+TEST(CortexMBadInput, LayerNormInt8Bias) {
+  LayerNorm l;
+  OwnedTensor bias = int8_tensor({6});
+  l.call.set_tensor(4, bias);
+  EXPECT_NE(l.call.run("kiln::quantized_layer_norm").error, Error::Ok);
+}
+
+TEST(CortexMBadInput, LayerNormZeroScale) {
+  LayerNorm l;
+  KernelCall call;
+  call.tensor(l.x).integer(3).real(0.0).none().none().real(1e-5).integer(-2).real(0.02);
+  call.integer(-128).integer(127).tensor(l.out);
+  expect_refused(call.run("kiln::quantized_layer_norm"), Error::InvalidArgument, "positive finite scales");
 }
 
 }  // namespace

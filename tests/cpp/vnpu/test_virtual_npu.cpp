@@ -55,6 +55,31 @@ TEST_F(VirtualNpuTest, StopEndsTheStream) {
   EXPECT_EQ(counters.commands, 1u);
 }
 
+TEST_F(VirtualNpuTest, RegisterStreamReportsHowItEnded) {
+  VirtualNpu npu(Config{}, Span<uint8_t>(work.data(), work.size()));
+  Region bound[2] = {{region0.data(), region0.size()}, {region1.data(), region1.size()}};
+  StreamEnd end;
+  // NPU_OP_IRQ with masks 0x0005 and 0x0100, then STOP at word 2: QREAD is word 3.
+  const uint32_t stopped[] = {0x0001 | (0x0005u << 16), 0x0001 | (0x0100u << 16), 0x0000, 0x0007};
+  EXPECT_EQ(npu.run_registers(stopped, bound, nullptr, {}, nullptr, &end), Error::Ok);
+  EXPECT_TRUE(end.stop_reached);
+  EXPECT_EQ(end.words_read, 3u);
+  EXPECT_EQ(end.irq_mask, 0x0105u);
+  // Running off the end without STOP: ends, and says so.
+  const uint32_t unterminated[] = {0x0011, 0x0012};  // DMA_WAIT, KERNEL_WAIT
+  EXPECT_EQ(npu.run_registers(unterminated, bound, nullptr, {}, nullptr, &end), Error::Ok);
+  EXPECT_FALSE(end.stop_reached);
+  EXPECT_EQ(end.words_read, 2u);
+  // A failing command: QREAD points at it.
+  const uint32_t failing[] = {0x0011, 0x0007};
+  EXPECT_EQ(npu.run_registers(failing, bound, nullptr, {}, nullptr, &end), Error::NpuUnknownCommand);
+  EXPECT_EQ(end.words_read, 1u);
+  // The words of a COP1 payload are register commands here (malformed ones), not a payload.
+  const uint32_t cop1[] = {kCop1Magic, 0x0000};
+  EXPECT_EQ(npu.run_registers(cop1, bound, nullptr, {}, nullptr, &end), Error::NpuUnknownCommand);
+  EXPECT_EQ(npu.run(cop1, bound, nullptr), Error::NpuUnknownCommand);  // a COP1 action 0
+}
+
 TEST_F(VirtualNpuTest, DmaCopiesBetweenRegionsAndChecksBounds) {
   for (size_t i = 0; i < region0.size(); ++i) region0[i] = static_cast<uint8_t>(i * 7);
   StreamBuilder s;

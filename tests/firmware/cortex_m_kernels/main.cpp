@@ -2,7 +2,8 @@
 // tests/python/cortex_m/make_kernel_cases.py (embedded at build time) runs through the
 // operator registry in the flavour this firmware's kernels were compiled for (MVE on
 // the Cortex-M55, DSP on the M4/M33) and is compared with ExecuTorch's reference
-// output. One line per case on the UART; the exit status says it all: 0 every case
+// output. One line per case on the UART (with the kernel's instruction count, from the
+// board's counter under QEMU's -icount); the exit status says it all: 0 every case
 // passed, 2 an output differs, 1 a kernel failed or the case file is malformed.
 #include <cstdint>
 
@@ -41,10 +42,13 @@ void report(void* context, const cases::CaseOutcome& o) {
   } else {
     ++tally.passed;
   }
-  board_printf("case %3u %-8s %.*s: %.*s, %u elements, max difference %ld (error 0x%x)\n",
+  // With QEMU's -icount shift=0 one instruction takes one virtual nanosecond.
+  const unsigned long instructions =
+      static_cast<unsigned long>(o.kernel_ticks * 1000000000ull / board_tick_hz());
+  board_printf("case %3u %-8s %.*s: %.*s, %u elements, max difference %ld (error 0x%x), ~%lu instructions\n",
                static_cast<unsigned>(o.index), verdict, static_cast<int>(o.op_length), o.op,
                static_cast<int>(o.name_length), o.name, static_cast<unsigned>(o.elements),
-               static_cast<long>(o.max_difference), static_cast<unsigned>(o.error));
+               static_cast<long>(o.max_difference), static_cast<unsigned>(o.error), instructions);
 }
 
 }  // namespace
@@ -57,7 +61,7 @@ int main() {
     return KILN_EXIT_RUNTIME_ERROR;
   }
   Tally tally;
-  const cases::CaseMemory memory{g_work, sizeof(g_work), g_temp, sizeof(g_temp)};
+  const cases::CaseMemory memory{g_work, sizeof(g_work), g_temp, sizeof(g_temp), board_ticks};
   const size_t size = static_cast<size_t>(kiln_cortex_m_cases_end - kiln_cortex_m_cases);
   const kiln::Error error = cases::run_cases(kiln_cortex_m_cases, size, memory, report, &tally);
   board_printf("%u passed, %u differ from ExecuTorch's reference, %u failed (%s flavour)\n",

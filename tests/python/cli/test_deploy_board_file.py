@@ -113,7 +113,8 @@ def test_a_made_up_board_builds_links_fits_and_leaves_an_image(outside_the_check
     assert program and 0x64000000 <= int(program.group(1), 16) < 0x64000000 + 32 * 1024**2, stdout
     assert ("Flash out/made-up/image/smallcnn.hex with the board's programmer (it does not exist: the tests run "
             "out/made-up/image/smallcnn.elf on QEMU's mps3-an547 instead)") in stdout
-    assert "the board's ethos-u55 at 0x4A000000 (IRQ 99) is not driven yet" in stdout
+    assert ("Ethos-U programs drive the board's ethos-u55 at 0x4A000000 (IRQ 99) through Kiln's register-level "
+            "driver, which has not run on silicon") in stdout
     note = image.joinpath("smallcnn.run.txt").read_text()
     assert "  smallcnn-CODE_RAM.bin: load at 0x01000000 (region CODE_RAM: .text" in note
 

@@ -4,7 +4,7 @@ intermediates in one folder that does not exist yet (as the learning path writes
 
 The firmware gets the corstone-320 board (its board file: its memory sizes) and runs on QEMU's
 mps3-an547 (Cortex-M55), since QEMU has no Corstone-320; the Ethos-U85 command stream runs
-on the virtual NPU inside the firmware, whose outputs must equal the host runtime's bit for
+on the virtual NPU behind the firmware's register window, whose outputs must equal the host runtime's bit for
 bit. One model and one configuration keep CI short: the learning path's flags with the
 zoo's smallcnn instead of mv2, built ``--selective`` (only its kernels).
 """

@@ -159,10 +159,13 @@ def clamp_range(kind: str, zero_point: int) -> tuple[int, int]:
     return lo, hi
 
 
-def per_channel_params(gen: torch.Generator, acc_std: float, channels: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Multipliers and shifts that spread each channel's outputs over the int8 range."""
+def per_channel_params(gen: torch.Generator, acc_std: float, channels: int,
+                       spread: float = 40.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Multipliers and shifts that spread each channel's outputs over `spread` steps of the
+    int8 range (a small spread on a large accumulator gives only negative shifts, the
+    vector kernels' short output stage)."""
     factors = 0.5 + 1.5 * torch.rand(channels, generator=gen, dtype=torch.float64)
-    pairs = [quantize_multiplier(float(40.0 / max(acc_std, 1e-3) * f)) for f in factors]
+    pairs = [quantize_multiplier(float(spread / max(acc_std, 1e-3) * f)) for f in factors]
     return (torch.tensor([p[0] for p in pairs], dtype=torch.int32),
             torch.tensor([p[1] for p in pairs], dtype=torch.int32))
 
@@ -178,6 +181,16 @@ def dilate_filter(w: torch.Tensor, dilation: tuple[int, int], spatial: tuple[int
     index[spatial[0]], index[spatial[1]] = slice(None, None, dh), slice(None, None, dw)
     out[tuple(index)] = w
     return out
+
+
+def conv_scratch_bytes(depth: int, direct: bool) -> int:
+    """The scratch memory Kiln's compiler gives a convolution whose product has `depth` (the
+    rule of python/kiln/backends/cortex_m/lowering.py, restated here because this file
+    never imports Kiln): with it the kernels take their fastest path. Cases that give less
+    (64 bytes) check that the kernels make do, as with a program ExecuTorch sized for
+    CMSIS-NN."""
+    windows = (6 * depth + 15) // 16 * 16
+    return (0 if direct else windows) + max(3 * ((depth + 15) // 16) * 16, 4 * ((depth + 3) // 4) * 4)
 
 
 def _acc_std(x: torch.Tensor, w_oihw: torch.Tensor, offset: int, stride, padding, dilation, groups: int) -> float:
@@ -202,6 +215,13 @@ def conv_cases(gen: torch.Generator) -> list[Case]:
         ("5x5 s3 p2 dil 2 5->9", 1, 5, 17, 15, 9, (5, 5), (3, 3), (2, 2), (2, 2), 1, True, "relu", False),
         ("nhwc 3x3 p1 5->7", 1, 5, 8, 6, 7, (3, 3), (1, 1), (1, 1), (1, 1), 1, True, "none", True),
         ("nhwc 1x1 35->17 relu", 1, 35, 3, 5, 17, (1, 1), (1, 1), (0, 0), (1, 1), 1, False, "relu", True),
+        # Depth 16 and 8 (the shallow product path), an odd column count, 7 rows (not a
+        # multiple of the three Helium interleaves).
+        ("1x1 16->21 shallow", 1, 16, 1, 7, 21, (1, 1), (1, 1), (0, 0), (1, 1), 1, True, "relu6", False),
+        ("1x1 8->5 shallow", 1, 8, 3, 3, 5, (1, 1), (1, 1), (0, 0), (1, 1), 1, True, "none", False),
+        # 3x3 over 16 channels (depth 144: whole chunks), right shifts only.
+        ("3x3 p1 16->32 right shifts", 1, 16, 7, 6, 32, (3, 3), (1, 1), (1, 1), (1, 1), 1, True, "none", False),
+        ("5x5 s2 p2 24->10", 1, 24, 9, 8, 10, (5, 5), (2, 2), (2, 2), (1, 1), 1, True, "relu", False),
     ]
     for name, n, cin, h, w, cout, k, s, p, d, g, has_bias, clamp, nhwc in specs:
         x = int8(gen, n, cin, h, w)
@@ -210,14 +230,17 @@ def conv_cases(gen: torch.Generator) -> list[Case]:
         output_zp = int(torch.randint(-20, 20, (1,), generator=gen))
         w_oihw = weight.permute(0, 3, 1, 2).to(torch.int32)
         std = _acc_std(x, w_oihw, -input_zp, s, p, d, g)
-        mult, shift = per_channel_params(gen, std, cout)
+        mult, shift = per_channel_params(gen, std, cout, 4.0 if "right shifts" in name else 40.0)
         bias = torch.randint(-4000, 4000, (cout,), generator=gen, dtype=torch.int32) if has_bias else None
         lo, hi = clamp_range(clamp, output_zp)
         ref_weight = dilate_filter(weight, d, (1, 2)) if d != (1, 1) else weight
         expected = ops.quantized_conv2d(channels_last(x), ref_weight, bias, list(s), list(p), [1, 1], -input_zp,
                                         output_zp, mult, shift, lo, hi, torch.empty(0, dtype=torch.int8))
+        direct = k == (1, 1) and s == (1, 1) and p == (0, 0) and g == 1
+        # Every other case gets the compiler's scratch size, the rest 64 bytes.
+        scratch = conv_scratch_bytes(k[0] * k[1] * (cin // g), direct) if len(cases) % 2 == 0 else 64
         args = [channels_last(x), weight, bias, list(s), list(p), list(d), -input_zp, output_zp, mult, shift, lo, hi,
-                Zeros(64)]
+                Zeros(scratch)]
         op = "cortex_m::quantized_conv2d"
         if nhwc:
             args[0] = x.permute(0, 2, 3, 1).contiguous()
@@ -240,6 +263,12 @@ def depthwise_cases(gen: torch.Generator) -> list[Case]:
         ("3x3 p1 c96 (mv2)", 1, 96, 7, 6, 1, (3, 3), (1, 1), (1, 1), (1, 1), True, "none", False),
         ("1x7 p(0,3) c33", 1, 33, 4, 12, 1, (1, 7), (1, 1), (0, 3), (1, 1), True, "none", False),
         ("nhwc 3x3 s2 p1 c17", 1, 17, 8, 7, 1, (3, 3), (2, 2), (1, 1), (1, 1), True, "relu", True),
+        # Two whole blocks of sixteen and a tail of eight; both strides; right shifts only.
+        ("3x3 p1 c40 right shifts", 1, 40, 7, 9, 1, (3, 3), (1, 1), (1, 1), (1, 1), True, "relu6", False),
+        ("3x3 s2 p1 c32", 1, 32, 9, 8, 1, (3, 3), (2, 2), (1, 1), (1, 1), True, "none", False),
+        ("3x3 no padding c16", 1, 16, 6, 7, 1, (3, 3), (1, 1), (0, 0), (1, 1), False, "none", False),
+        ("3x3 multiplier 3 c12->36 s2 p1", 1, 12, 7, 8, 3, (3, 3), (2, 2), (1, 1), (1, 1), True, "none", False),
+        ("5x5 s2 p2 c24", 1, 24, 9, 10, 1, (5, 5), (2, 2), (2, 2), (1, 1), True, "hardtanh", False),
     ]
     for name, n, cin, h, w, dm, k, s, p, d, has_bias, clamp, nhwc in specs:
         cout = cin * dm
@@ -248,7 +277,7 @@ def depthwise_cases(gen: torch.Generator) -> list[Case]:
         input_zp = int(torch.randint(-30, 30, (1,), generator=gen))
         output_zp = int(torch.randint(-20, 20, (1,), generator=gen))
         std = _acc_std(x, weight.permute(3, 0, 1, 2).to(torch.int32), -input_zp, s, p, d, cin)
-        mult, shift = per_channel_params(gen, std, cout)
+        mult, shift = per_channel_params(gen, std, cout, 4.0 if "right shifts" in name else 40.0)
         bias = torch.randint(-3000, 3000, (cout,), generator=gen, dtype=torch.int32) if has_bias else None
         lo, hi = clamp_range(clamp, output_zp)
         ref_weight = dilate_filter(weight, d, (1, 2)) if d != (1, 1) else weight
@@ -274,6 +303,7 @@ def transpose_conv_cases(gen: torch.Generator) -> list[Case]:
         ("3x3 s2 p1 op1 6->5", 6, 5, 4, 5, (3, 3), (2, 2), (1, 1), (1, 1), True, "none", False),
         ("2x2 s2 19->3 relu", 19, 3, 5, 3, (2, 2), (2, 2), (0, 0), (0, 0), False, "relu", False),
         ("nhwc 3x3 s1 p1 7->9", 7, 4, 5, 9, (3, 3), (1, 1), (1, 1), (0, 0), True, "none", True),
+        ("4x4 s2 p1 16->8 relu (DCGAN)", 16, 4, 4, 8, (4, 4), (2, 2), (1, 1), (0, 0), True, "relu", False),
     ]
     for name, cin, h, w, cout, k, s, p, op_pad, has_bias, clamp, nhwc in specs:
         x = int8(gen, 1, cin, h, w)
@@ -285,8 +315,9 @@ def transpose_conv_cases(gen: torch.Generator) -> list[Case]:
         mult, shift = per_channel_params(gen, float(acc.std()), cout)
         bias = torch.randint(-3000, 3000, (cout,), generator=gen, dtype=torch.int32) if has_bias else None
         lo, hi = clamp_range(clamp, output_zp)
+        scratch = conv_scratch_bytes(k[0] * k[1] * cin, False) if len(cases) % 2 == 0 else 64
         args = [channels_last(x), weight, bias, list(s), list(p), list(op_pad), [1, 1], -input_zp, output_zp, mult,
-                shift, lo, hi, Zeros(64), Zeros(64)]
+                shift, lo, hi, Zeros(scratch), Zeros(64)]
         expected = ops.quantized_transpose_conv2d(*args[:13], torch.empty(0, dtype=torch.int8),
                                                   torch.empty(0, dtype=torch.int8))
         op = "cortex_m::quantized_transpose_conv2d"
@@ -305,7 +336,13 @@ def linear_cases(gen: torch.Generator) -> list[Case]:
     specs = [("3x37->29 bias", (3, 37), 29, "bias", "none"), ("5x17->9 kernel_sum relu", (5, 17), 9, "kernel_sum", "relu"),
              ("1x5x19->13 bias hardtanh", (1, 5, 19), 13, "bias", "hardtanh"),
              ("1x1280->100 kernel_sum (mv2 classifier)", (1, 1280), 100, "kernel_sum", "none"),
-             ("2x3->1 no bias relu6", (2, 3), 1, "none", "relu6")]
+             ("2x3->1 no bias relu6", (2, 3), 1, "none", "relu6"),
+             # Five columns a loop and a tail (23 = 4 x 5 + 3), with and without a depth tail.
+             ("1x160->23 kernel_sum", (1, 160), 23, "kernel_sum", "none"),
+             ("1x150->23 kernel_sum", (1, 150), 23, "kernel_sum", "relu"),
+             ("1x200->23 bias", (1, 200), 23, "bias", "none"),
+             ("3x40->7 kernel_sum filter offset", (3, 40), 7, "kernel_sum offset", "none"),
+             ("2x40->7 bias filter offset", (2, 40), 7, "bias offset", "hardtanh")]
     for name, shape, features, kind, clamp in specs:
         x = int8(gen, *shape)
         weights = int8(gen, features, shape[-1], lo=-127)
@@ -315,13 +352,15 @@ def linear_cases(gen: torch.Generator) -> list[Case]:
         acc = (x.double().reshape(-1, shape[-1]) - input_zp) @ weights.double().T
         mult, shift = quantize_multiplier(40.0 / max(float(acc.std()) if acc.numel() > 1 else 50.0, 1.0))
         lo, hi = clamp_range(clamp, output_zp)
+        filter_offset = 3 if "offset" in kind else 0
         kernel_sum = None
-        if kind == "kernel_sum":
-            kernel_sum = (bias - input_zp * weights.to(torch.int32).sum(dim=1)).to(torch.int32)
-        use_bias = bias if kind == "bias" else None
-        args = [x, weights, use_bias, kernel_sum, -input_zp, 0, output_zp, [mult], [shift], hi, lo]
-        expected = ops.quantized_linear(x, weights, use_bias, kernel_sum, -input_zp, 0, output_zp,
-                                        [mult], [shift], hi, lo)
+        if kind.startswith("kernel_sum"):
+            # bias + input_offset * sum(w + filter_offset): what ExecuTorch folds.
+            w_sum = (weights.to(torch.int32) + filter_offset).sum(dim=1)
+            kernel_sum = (bias - input_zp * w_sum).to(torch.int32)
+        use_bias = bias if kind.startswith("bias") else None
+        args = [x, weights, use_bias, kernel_sum, -input_zp, filter_offset, output_zp, [mult], [shift], hi, lo]
+        expected = ops.quantized_linear(*args)
         cases.append(Case(f"linear {name}", "cortex_m::quantized_linear", args, expected))
     return cases
 
@@ -350,6 +389,11 @@ def elementwise_cases(gen: torch.Generator) -> list[Case]:
             if a.dim() == 4:
                 expected = channels_last(expected)
             cases.append(Case(f"add {name} {clamp}", "cortex_m::quantized_add", args, expected))
+        # a - b: ExecuTorch's lowering of sub negates the second operand's multiplier.
+        args = [a, zp[0], ma, sha, b, zp[1], -mb, shb, zp[2], mo, sho, -128, 127]
+        expected = ops.quantized_add(*args)
+        cases.append(Case(f"add (a - b) {name}", "cortex_m::quantized_add", args,
+                          channels_last(expected) if a.dim() == 4 else expected))
         mm, shm = quantize_multiplier(0.05 * 0.07 / 0.2)
         args = [a, zp[0], b, zp[1], zp[2], mm, shm]
         expected = ops.quantized_mul(*args)
@@ -474,9 +518,31 @@ def quantize_cases(gen: torch.Generator) -> list[Case]:
     return cases
 
 
+def layer_norm_cases(gen: torch.Generator) -> list[Case]:
+    """Kiln's own kiln::quantized_layer_norm (no ExecuTorch reference): the expected output
+    is PyTorch's layer norm of the dequantized input, quantized; the kernel computes the
+    mean and variance from integer sums, so a value may land one step away."""
+    cases = []
+    for name, shape, affine, clamp in [("2x5x64 affine", (2, 5, 64), True, "none"),
+                                       ("3x37 no affine relu", (3, 37), False, "relu")]:
+        x = int8(gen, *shape)
+        in_zp, out_zp = int(torch.randint(-20, 20, (1,), generator=gen)), 3
+        in_scale, out_scale, eps = 0.05, 0.03, 1e-5
+        n = shape[-1]
+        weight = (1.0 + 0.3 * torch.randn(n, generator=gen)) if affine else None
+        bias = (0.2 * torch.randn(n, generator=gen)) if affine else None
+        real = (x.to(torch.float32) - in_zp) * in_scale
+        y = torch.nn.functional.layer_norm(real, (n,), weight, bias, eps)
+        lo, hi = clamp_range(clamp, out_zp)
+        expected = torch.clamp(torch.round(y * (1.0 / out_scale)) + out_zp, lo, hi).to(torch.int8)
+        args = [x, in_zp, in_scale, weight, bias, eps, out_zp, out_scale, lo, hi]
+        cases.append(Case(f"layer_norm {name}", "kiln::quantized_layer_norm", args, expected, tolerance=1))
+    return cases
+
+
 MAKERS: list[Callable[[torch.Generator], list[Case]]] = [
     conv_cases, depthwise_cases, transpose_conv_cases, linear_cases, elementwise_cases, matmul_softmax_cases,
-    layout_cases, pool_cases, quantize_cases]
+    layout_cases, pool_cases, quantize_cases, layer_norm_cases]
 
 
 def make_cases() -> list[Case]:
@@ -489,6 +555,7 @@ def make_cases() -> list[Case]:
     cases = [case for maker in MAKERS for case in maker(gen)]
     for case in cases:
         assert case.expected.dtype in DTYPES, case.name
+        assert case.op.startswith(("cortex_m::", "kiln::")), case.name
     return cases
 
 

@@ -22,6 +22,7 @@ import torch
 import yaml
 
 import kiln
+import kiln.backends.cortex_m.ops  # noqa: F401  (registers the cortex_m:: operators in OUT_VARIANTS)
 from kiln.passes import out_variants
 from kiln.passes.aten_out_variants import OUT_VARIANTS
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES, kernel_operators, op_table_text

@@ -30,7 +30,8 @@ Error resolve(const OpContext& ctx, const DmaSide& side, const char* name, bool 
     return Error::Ok;
   }
   if (side.region >= ctx.regions.size() || ctx.regions[side.region].data == nullptr) {
-    KILN_LOG(Error, "DMA %s region %u: only %zu regions given", name, side.region, ctx.regions.size());
+    KILN_LOG(Error, "DMA %s region %u has no memory (%zu regions given; a base pointer outside the "
+             "NPU's memory gives none)", name, side.region, ctx.regions.size());
     return Error::NpuRegionOutOfBounds;
   }
   if (write && ctx.regions[side.region].read_only) {

@@ -24,6 +24,16 @@ DEQUANTIZE_PER_CHANNEL = torch.ops.quantized_decomposed.dequantize_per_channel.d
 
 
 @dataclass(frozen=True)
+class LoweringOptions:
+    """Choices the Cortex-M lowering leaves to its caller."""
+
+    #: Fully connected layers get a kernel sum (bias + input offset x the sum of each
+    #: output's weights, folded at compile time) instead of a bias: the kernel then skips
+    #: summing the weights at run time (ExecuTorch does this for Helium targets).
+    linear_kernel_sums: bool = True
+
+
+@dataclass(frozen=True)
 class QParams:
     """Per-tensor int8 quantization: real = (q - zero_point) * scale, q in [qmin, qmax]."""
 
@@ -75,8 +85,10 @@ def shape_of(node: Node) -> tuple[int, ...]:
 class GraphEditor:
     """Adds constants and calls to ``graph_module``, whose signature is ``program``'s."""
 
-    def __init__(self, program: ExportedProgram, graph_module: GraphModule) -> None:
+    def __init__(self, program: ExportedProgram, graph_module: GraphModule,
+                 options: LoweringOptions = LoweringOptions()) -> None:
         self.program = program
+        self.options = options
         self.graph_module = graph_module
         self.graph = graph_module.graph
         self._count = 0

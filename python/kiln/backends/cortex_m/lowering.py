@@ -32,15 +32,29 @@ from kiln.backends.cortex_m.graph_edit import (
     quantize_qparams,
     shape_of,
 )
-from kiln.backends.cortex_m.ops import op
+from kiln.backends.cortex_m.ops import kiln_op, op
 from kiln.backends.cortex_m.patterns import QuantizedOutput, int8_inputs, quantized_output
+from kiln.backends.cortex_m.table_regions import requantized
 
 logger = logging.getLogger(__name__)
 aten = torch.ops.aten
 
 TO_NHWC, TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
-# im2col rows the conv kernel gathers at a time (kernels/cortex_m/op_quantized_conv2d.cpp).
-IM2COL_ROWS = 4
+# Windows the conv kernel gathers (im2col) at a time (kernels/cortex_m/util/conv_args.h).
+IM2COL_ROWS = 6
+
+
+def conv_scratch_bytes(depth: int, direct: bool) -> int:
+    """The scratch memory ``cortex_m::quantized_conv2d`` takes for a product of ``depth``
+    (KH * KW * input channels per group) in the flavour that takes the most (the kernels'
+    conv_scratch_bytes): the gathered windows unless ``direct`` (a 1x1 convolution reading
+    its pixels in place), then the product's own: Helium interleaves three rows in 16-byte
+    chunks (gemm_s8_mve.cpp), the DSP extension widens two rows to int16 (gemm_s8_dsp.cpp).
+    Sizing the scratch tensor by it keeps every convolution off the temp allocator."""
+    helium = 3 * ((depth + 15) // 16) * 16
+    dsp = 2 * 2 * ((depth + 3) // 4) * 4
+    windows = (IM2COL_ROWS * depth + 15) // 16 * 16  # rounded up: what follows is aligned
+    return (0 if direct else windows) + max(helium, dsp)
 
 
 def transpose(editor: GraphEditor, source: Node, perm: list[int], before: Node) -> Node:
@@ -54,14 +68,15 @@ def _nchw_result(editor: GraphEditor, nhwc: Node, out: QuantizedOutput) -> None:
     out.quantize.replace_all_uses_with(transpose(editor, nhwc, TO_NCHW, out.quantize))
 
 
-def _weight(editor: GraphEditor, arg: object) -> Optional[tuple[torch.Tensor, list[float]]]:
-    """A symmetric int8 weight constant and its scales (one per output channel, or one)."""
+def _weight(editor: GraphEditor, arg: object, channel_axis: int = 0) -> Optional[tuple[torch.Tensor, list[float]]]:
+    """A symmetric int8 weight constant and its scales (one per output channel, whose axis
+    is `channel_axis`, or one)."""
     if not isinstance(arg, Node) or arg.op != "call_function":
         return None
     if arg.target is DEQUANTIZE_PER_CHANNEL:
         source, scales, zero_points, axis = arg.args[:4]
         weight, scale_values, zp_values = (editor.constant_value(n) for n in (source, scales, zero_points))
-        if weight is None or scale_values is None or axis != 0 or (zp_values is not None and zp_values.any()):
+        if weight is None or scale_values is None or axis != channel_axis or (zp_values is not None and zp_values.any()):
             return None
         return weight, [float(s) for s in scale_values.reshape(-1)]
     found = dequantized(arg)
@@ -79,8 +94,39 @@ def _bias(editor: GraphEditor, arg: object) -> Optional[torch.Tensor]:
     return value if value is not None and value.dtype == torch.int32 else None
 
 
+def lower_transposed_convolution(editor: GraphEditor, node: Node) -> bool:
+    """A 2-D transposed convolution of one group on NHWC tensors: the weight, [C_in, C_out,
+    KH, KW] in PyTorch, goes OHWI (C_out, KH, KW, C_in), as the kernel reads it."""
+    x, w, b, stride, padding, dilation, _, output_padding, groups = node.args
+    inputs = int8_inputs(x)
+    out = quantized_output(node)
+    weight = _weight(editor, w, channel_axis=1)
+    if inputs is None or out is None or weight is None or groups != 1 or len(shape_of(node)) != 4:
+        return False
+    bias = _bias(editor, b) if b is not None else None
+    if b is not None and bias is None:
+        return False
+    (source, in_q), = inputs
+    values, scales = weight
+    in_channels, out_channels, kh, kw = values.shape
+    scales = scales * out_channels if len(scales) == 1 else scales
+    multipliers, shifts = requantize.per_channel_multipliers([in_q.scale * s / out.qparams.scale for s in scales])
+    n, c, h, width = shape_of(node)
+    args = (transpose(editor, source, TO_NHWC, out.quantize), editor.constant("weight", values.permute(1, 2, 3, 0)),
+            None if bias is None else editor.constant("bias", bias), list(stride), list(padding),
+            list(output_padding), list(dilation), -in_q.zero_point, out.qparams.zero_point,
+            editor.constant("multipliers", multipliers), editor.constant("shifts", shifts), out.activation_min,
+            out.activation_max, editor.scratch(conv_scratch_bytes(kh * kw * in_channels, False)), editor.scratch(1))
+    result = editor.call(op("quantized_transpose_conv2d_nhwc"), args, meta_tensor((n, h, width, c), torch.int8),
+                         before=out.quantize, like=node)
+    _nchw_result(editor, result, out)
+    return True
+
+
 def lower_convolution(editor: GraphEditor, node: Node) -> bool:
     """A 2-D convolution (1-D ones as 2-D with a height of 1) on NHWC tensors."""
+    if node.args[6]:
+        return lower_transposed_convolution(editor, node)
     x, w, b, stride, padding, dilation, transposed, _, groups = node.args
     inputs = int8_inputs(x)
     out = quantized_output(node)
@@ -118,7 +164,8 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
                 -in_q.zero_point, out.qparams.zero_point, *tail, editor.scratch(1))
         result = editor.call(op("quantized_depthwise_conv2d_nhwc"), args, val, before=out.quantize, like=node)
     else:
-        scratch = editor.scratch(IM2COL_ROWS * kh * kw * group_channels)
+        direct = (kh, kw) == (1, 1) and list(stride) == [1, 1] and list(padding) == [0, 0] and groups == 1
+        scratch = editor.scratch(conv_scratch_bytes(kh * kw * group_channels, direct))
         args = (nhwc_in, weight_node, bias_node, list(stride), list(padding), list(dilation), -in_q.zero_point,
                 out.qparams.zero_point, *tail, scratch)
         result = editor.call(op("quantized_conv2d_nhwc"), args, val, before=out.quantize, like=node)
@@ -130,6 +177,17 @@ def lower_convolution(editor: GraphEditor, node: Node) -> bool:
     else:
         _nchw_result(editor, result, out)
     return True
+
+
+def _kernel_sum(weight: torch.Tensor, bias: Optional[torch.Tensor], input_offset: int) -> Optional[torch.Tensor]:
+    """bias + input_offset * (each output's sum of weights): the part of a fully connected
+    layer's accumulator that does not depend on the input; None if it does not fit int32."""
+    total = input_offset * weight.to(torch.int64).sum(dim=1)
+    if bias is not None:
+        total = total + bias.to(torch.int64)
+    if total.numel() and (total.min() < -(1 << 31) or total.max() >= 1 << 31):
+        return None
+    return total.to(torch.int32)
 
 
 def lower_linear(editor: GraphEditor, node: Node) -> bool:
@@ -156,28 +214,101 @@ def lower_linear(editor: GraphEditor, node: Node) -> bool:
     result_shape = shape_of(reshaped if reshaped is not None else node)
     if result_shape[:-1] != shape_of(source)[:-1]:
         return False
-    args = (source, editor.constant("weight", weight[0]), None if bias is None else editor.constant("bias", bias),
-            None, -in_q.zero_point, 0, out.qparams.zero_point, [multiplier], [shift], out.activation_max,
-            out.activation_min)
+    bias_node, kernel_sum_node = None, None
+    kernel_sum = _kernel_sum(weight[0], bias, -in_q.zero_point) if editor.options.linear_kernel_sums else None
+    if kernel_sum is not None:
+        kernel_sum_node = editor.constant("kernel_sum", kernel_sum)
+    elif bias is not None:
+        bias_node = editor.constant("bias", bias)
+    args = (source, editor.constant("weight", weight[0]), bias_node, kernel_sum_node, -in_q.zero_point, 0,
+            out.qparams.zero_point, [multiplier], [shift], out.activation_max, out.activation_min)
     result = editor.call(op("quantized_linear"), args, meta_tensor(result_shape, torch.int8), before=out.quantize,
                          like=node)
     out.quantize.replace_all_uses_with(result)
     return True
 
 
-def lower_add(editor: GraphEditor, node: Node) -> bool:
+def _elementwise_shapes(a: Node, b: Node) -> bool:
+    """Whether the int8 elementwise kernels pair ``a`` and ``b``: the same shape, or one of
+    them a single value."""
+    return shape_of(a) == shape_of(b) or meta_tensor(shape_of(a), torch.int8).numel() == 1 or \
+        meta_tensor(shape_of(b), torch.int8).numel() == 1
+
+
+def _lower_add_or_subtract(editor: GraphEditor, node: Node, sign: int) -> bool:
+    """``a + b`` (sign 1) or ``a - b`` (sign -1): CMSIS-NN's add, the second operand's
+    multiplier negated for a subtraction (as ExecuTorch lowers ``sub``)."""
     if len(node.args) != 2 or node.kwargs.get("alpha", 1) != 1:
         return False
     inputs = int8_inputs(*node.args)
     out = quantized_output(node)
-    if inputs is None or out is None or shape_of(inputs[0][0]) != shape_of(inputs[1][0]):
+    if inputs is None or out is None or not _elementwise_shapes(inputs[0][0], inputs[1][0]):
         return False
     (a, qa), (b, qb) = inputs
     (ma, sa), (mb, sb), (mo, so) = requantize.add_parameters(qa.scale, qb.scale, out.qparams.scale)
-    args = (a, qa.zero_point, ma, sa, b, qb.zero_point, mb, sb, out.qparams.zero_point, mo, so,
+    args = (a, qa.zero_point, ma, sa, b, qb.zero_point, sign * mb, sb, out.qparams.zero_point, mo, so,
             out.activation_min, out.activation_max)
     result = editor.call(op("quantized_add"), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize,
                          like=node)
+    out.quantize.replace_all_uses_with(result)
+    return True
+
+
+def lower_add(editor: GraphEditor, node: Node) -> bool:
+    return _lower_add_or_subtract(editor, node, 1)
+
+
+def lower_sub(editor: GraphEditor, node: Node) -> bool:
+    return _lower_add_or_subtract(editor, node, -1)
+
+
+def lower_div(editor: GraphEditor, node: Node) -> bool:
+    """``a / b`` of equal shapes: ``cortex_m::quantized_div`` (a float quotient, as
+    ExecuTorch's kernel computes it; CMSIS-NN has no integer division)."""
+    if len(node.args) != 2 or node.kwargs:
+        return False
+    inputs = int8_inputs(*node.args)
+    out = quantized_output(node, fuse_clamp=False)
+    if inputs is None or out is None or shape_of(inputs[0][0]) != shape_of(inputs[1][0]):
+        return False
+    (a, qa), (b, qb) = inputs
+    args = (a, qa.zero_point, b, qb.zero_point, out.qparams.zero_point, qa.scale / (qb.scale * out.qparams.scale))
+    result = editor.call(op("quantized_div"), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize,
+                         like=node)
+    out.quantize.replace_all_uses_with(result)
+    return True
+
+
+def lower_minimum_or_maximum(editor: GraphEditor, node: Node) -> bool:
+    """``minimum``/``maximum``: both operands brought to the output's qparams (quantizing is
+    monotonic, so the smaller of two quantized values is the quantized smaller), then
+    ``cortex_m::minimum``/``maximum`` on the int8 values."""
+    inputs = int8_inputs(*node.args) if len(node.args) == 2 else None
+    out = quantized_output(node, fuse_clamp=False)
+    if inputs is None or out is None or not _elementwise_shapes(inputs[0][0], inputs[1][0]):
+        return False
+    (a, qa), (b, qb) = inputs
+    if meta_tensor(shape_of(a), torch.int8).numel() < meta_tensor(shape_of(b), torch.int8).numel():
+        (a, qa), (b, qb) = (b, qb), (a, qa)  # the kernels take the single value second
+    name = "minimum" if node.target is aten.minimum.default else "maximum"
+    args = (requantized(editor, a, qa, out.qparams, out.quantize), requantized(editor, b, qb, out.qparams,
+                                                                                out.quantize))
+    result = editor.call(op(name), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize, like=node)
+    out.quantize.replace_all_uses_with(result)
+    return True
+
+
+def lower_cat(editor: GraphEditor, node: Node) -> bool:
+    """A concatenation of int8 tensors whose qparams differ: each brought to the output's,
+    then concatenated as int8 (equal ones were moved past the dequantizes before)."""
+    tensors = node.args[0]
+    inputs = int8_inputs(*tensors) if isinstance(tensors, (list, tuple)) and tensors else None
+    out = quantized_output(node, fuse_clamp=False)
+    if inputs is None or out is None:
+        return False
+    sources = [requantized(editor, source, q, out.qparams, out.quantize) for source, q in inputs]
+    result = editor.call(node.target, (sources, *node.args[1:]), meta_tensor(shape_of(node), torch.int8),
+                         before=out.quantize, like=node)
     out.quantize.replace_all_uses_with(result)
     return True
 
@@ -266,6 +397,9 @@ def _avg_pool_window(node: Node) -> Optional[tuple[list[int], list[int], list[in
         if node.target is aten.mean.dim and [d % 3 for d in node.args[1]] == [2]:
             length = shape_of(node.args[0])[2]
             return [1, length], [1, length], [0, 0], False, False
+        if node.target is aten.mean.dim and [d % 3 for d in node.args[1]] == [1]:
+            tokens = shape_of(node.args[0])[1]  # [N, T, C]: NHWC with H = T and W = 1
+            return [tokens, 1], [tokens, 1], [0, 0], False, False
         return None
     h, w = shape_of(node.args[0])[2:]
     if node.target is aten.avg_pool2d.default:
@@ -291,11 +425,18 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
     if ceil_mode:
         return False
     source, in_q, out = found
-    if len(shape_of(source)) == 3:
+    over_tokens = len(shape_of(source)) == 3 and [d % 3 for d in node.args[1]] == [1]  # mean over T of [N, T, C]
+    if over_tokens:
+        # [N, T, C] holds the bytes of an NHWC [N, T, 1, C]: no transpose.
+        n, tokens, channels = shape_of(source)
+        nhwc = editor.call(aten.view.default, (source, [n, tokens, 1, channels]),
+                           meta_tensor((n, tokens, 1, channels), torch.int8), before=out.quantize)
+    elif len(shape_of(source)) == 3:
         n, c, length = shape_of(source)
         source = editor.call(aten.view.default, (source, [n, c, 1, length]), meta_tensor((n, c, 1, length), torch.int8),
                              before=out.quantize)
-    nhwc = transpose(editor, source, TO_NHWC, out.quantize)
+    if not over_tokens:
+        nhwc = transpose(editor, source, TO_NHWC, out.quantize)
     if count_include_pad and padding != [0, 0]:
         # The kernel averages only the taps inside the image; PyTorch counts padding as zeros.
         n, h, w, c = shape_of(nhwc)
@@ -304,7 +445,7 @@ def lower_avg_pool(editor: GraphEditor, node: Node) -> bool:
                            meta_tensor((n, h + 2 * padding[0], w + 2 * padding[1], c), torch.int8), before=out.quantize)
         padding = [0, 0]
     multiplier, shift = requantize.quantize_multiplier(in_q.scale)
-    n, c = shape_of(source)[:2]
+    n, c = shape_of(nhwc)[0], shape_of(nhwc)[3]
     h, w = [(size + 2 * p - k) // s + 1 for size, p, k, s in zip(shape_of(nhwc)[1:3], padding, kernel, stride)]
     args = (nhwc, kernel, stride, padding, ceil_mode, in_q.zero_point, multiplier, shift,
             editor.scratch(1))
@@ -332,6 +473,33 @@ def lower_softmax(editor: GraphEditor, node: Node) -> bool:
     multiplier, shift, diff_min = requantize.softmax_parameters(in_q.scale)
     args = (source, rank - 1, in_q.zero_point, -128, multiplier, shift, diff_min)
     result = editor.call(op("softmax"), args, meta_tensor(shape_of(node), torch.int8), before=out.quantize, like=node)
+    out.quantize.replace_all_uses_with(result)
+    return True
+
+
+def lower_layer_norm(editor: GraphEditor, node: Node) -> bool:
+    """``native_layer_norm`` over the last dim (its normalized result only): Kiln's
+    ``kiln::quantized_layer_norm``, which takes the int8 tensor, its qparams, the float
+    weight and bias, and quantizes the result itself."""
+    x, normalized_shape, w, b, eps = node.args
+    users = list(node.users)
+    if len(users) != 1 or not is_getitem(users[0], 0) or len(normalized_shape) != 1:
+        return False
+    inputs = int8_inputs(x)
+    out = quantized_output(users[0])
+    if inputs is None or out is None or shape_of(x)[-1] != normalized_shape[0]:
+        return False
+    weight = editor.constant_value(w) if w is not None else None
+    bias = editor.constant_value(b) if b is not None else None
+    if (w is not None and weight is None) or (b is not None and bias is None):
+        return False
+    (source, in_q), = inputs
+    args = (source, in_q.zero_point, in_q.scale,
+            None if weight is None else editor.constant("norm_weight", weight.to(torch.float32)),
+            None if bias is None else editor.constant("norm_bias", bias.to(torch.float32)), float(eps),
+            out.qparams.zero_point, out.qparams.scale, out.activation_min, out.activation_max)
+    result = editor.call(kiln_op("quantized_layer_norm"), args, meta_tensor(shape_of(x), torch.int8),
+                         before=out.quantize, like=node)
     out.quantize.replace_all_uses_with(result)
     return True
 
@@ -432,6 +600,12 @@ OPERATOR_LOWERINGS: dict[object, Lowering] = {
     aten.bmm.default: lower_batch_matmul,
     aten.constant_pad_nd.default: lower_pad,
     aten.permute.default: lower_permute,
+    aten.sub.Tensor: lower_sub,
+    aten.div.Tensor: lower_div,
+    aten.minimum.default: lower_minimum_or_maximum,
+    aten.maximum.default: lower_minimum_or_maximum,
+    aten.cat.default: lower_cat,
+    aten.native_layer_norm.default: lower_layer_norm,
 }
 
 #: Lowerings of the quantizes and dequantizes left once the operators are replaced.

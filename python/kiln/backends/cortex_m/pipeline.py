@@ -21,10 +21,14 @@ import torch
 from torch.export import ExportedProgram
 from torch.fx import GraphModule
 
-from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor
+from kiln.backends.cortex_m.graph_edit import QUANTIZE, GraphEditor, LoweringOptions
 from kiln.backends.cortex_m.layout import cancel_layout_transposes
 from kiln.backends.cortex_m.lowering import BOUNDARY_LOWERINGS, OPERATOR_LOWERINGS, lower_nodes
-from kiln.backends.cortex_m.normalize import move_quantization_across_reshapes, views_from_as_strided
+from kiln.backends.cortex_m.normalize import (
+    fold_quantized_constants,
+    move_quantization_across_reshapes,
+    views_from_as_strided,
+)
 from kiln.backends.cortex_m.table_regions import lower_table_region
 from kiln.passes.as_strided import reshape_objection
 from kiln.passes.delegation import is_delegate_call
@@ -35,7 +39,8 @@ _BOOKKEEPING = {torch.ops.aten.empty.memory_format}
 
 @dataclass
 class CortexMReport:
-    """Where the CPU's calls run once lowered: ``cortex_m::`` kernels or portable ones."""
+    """Where the CPU's calls run once lowered: ``cortex_m::`` kernels (and Kiln's own int8
+    ``kiln::`` ones) or portable ones."""
 
     cortex_m: Counter = field(default_factory=Counter)  # operator -> calls
     portable: Counter = field(default_factory=Counter)
@@ -60,7 +65,7 @@ def _report(graph: torch.fx.Graph) -> CortexMReport:
         if is_delegate_call(node):
             continue
         name = node.target.name() if isinstance(node.target, torch._ops.OpOverload) else str(node.target)
-        (report.cortex_m if name.startswith("cortex_m::") else report.portable)[name] += 1
+        (report.cortex_m if name.startswith(("cortex_m::", "kiln::")) else report.portable)[name] += 1
         if node.target is torch.ops.aten.as_strided.default:
             report.reasons[name] = f"{reshape_objection(node) or 'not a reshape'} (the portable as_strided_copy kernel)"
     return report
@@ -83,17 +88,19 @@ def _copy(value, graph_module: GraphModule):
     return copied
 
 
-def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = None
-                ) -> tuple[ExportedProgram, GraphModule, CortexMReport]:
+def to_cortex_m(program: ExportedProgram, graph_module: Optional[GraphModule] = None, *,
+                linear_kernel_sums: bool = True) -> tuple[ExportedProgram, GraphModule, CortexMReport]:
     """A copy of the int8 ``program`` with its quantized patterns as ``cortex_m::`` calls.
 
     ``graph_module`` is a rewritten copy of the program's graph (with delegate calls) to
     lower instead of the program's own (it is copied, not changed). Returns the program
     (holding the new constants), the lowered graph and where its calls run.
+    ``linear_kernel_sums``: see :class:`kiln.backends.cortex_m.graph_edit.LoweringOptions`.
     """
     program = _copy(program, program.graph_module)
     graph_module = program.graph_module if graph_module is None else _copy(graph_module, graph_module)
-    editor = GraphEditor(program, graph_module)
+    editor = GraphEditor(program, graph_module, LoweringOptions(linear_kernel_sums=linear_kernel_sums))
+    fold_quantized_constants(editor)
     views_from_as_strided(editor)
     move_quantization_across_reshapes(editor)
     lower_nodes(editor, OPERATOR_LOWERINGS)
@@ -111,10 +118,11 @@ class CortexMLowering:
     """``kiln.export(..., cpu_lowering=CortexMLowering())``: lowers each method's CPU part
     with :func:`to_cortex_m`; ``report`` (of the last method) says where its calls run."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, linear_kernel_sums: bool = True) -> None:
         self.report: Optional[CortexMReport] = None
+        self.linear_kernel_sums = linear_kernel_sums
 
     def __call__(self, program: ExportedProgram, graph_module: Optional[GraphModule]
                  ) -> tuple[ExportedProgram, Optional[GraphModule]]:
-        lowered, graph, self.report = to_cortex_m(program, graph_module)
+        lowered, graph, self.report = to_cortex_m(program, graph_module, linear_kernel_sums=self.linear_kernel_sums)
         return lowered, (graph if graph_module is not None else None)

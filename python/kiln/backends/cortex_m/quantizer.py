@@ -5,9 +5,11 @@
     program = kiln.export(quantized, cpu_lowering=CortexMLowering())
 
 The scheme is the Ethos-U quantizer's (int8 per-tensor affine activations, symmetric int8
-weights per output channel, int32 bias at input scale x weight scale) with one change:
+weights per output channel, int32 bias at input scale x weight scale) with two changes:
 fully connected layers get one weight scale per tensor, because CMSIS-NN's (and so
-``cortex_m::quantized_linear``'s) requantization takes a single multiplier and shift.
+``cortex_m::quantized_linear``'s) requantization takes a single multiplier and shift; and
+``minimum``, ``maximum`` and ``div``, which the NPU flow leaves float, are quantized as
+arithmetic, since the Cortex-M kernels run them on int8.
 Module-scoped configs (``set_module_type``/``set_module_name``, ``None`` = float) work as
 in :class:`kiln.backends.arm.EthosUQuantizer`.
 """
@@ -23,10 +25,28 @@ from torchao.quantization.pt2e import MinMaxObserver
 from torchao.quantization.pt2e.quantizer import DerivedQuantizationSpec, QuantizationSpec
 
 from kiln.backends.arm.quantizer import EthosUQuantizer
+from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs, is_annotated
 from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
 from kiln.backends.arm.compile_spec import DEFAULT_CORTEX_M_TARGET, check_cortex_m_target
 
 _LINEAR = {torch.ops.aten.linear.default}
+#: Elementwise ops the Ethos-U annotation leaves float (the NPU flow has no use for them
+#: quantized) that the Cortex-M lowering runs on int8 kernels: each input and the output
+#: get their own qparams, as for the other arithmetic.
+_CORTEX_M_ARITHMETIC = {torch.ops.aten.minimum.default, torch.ops.aten.maximum.default, torch.ops.aten.div.Tensor}
+
+
+class _CortexMAnnotator(GraphAnnotator):
+    """The Ethos-U annotation, then _CORTEX_M_ARITHMETIC as arithmetic: by then their
+    producers are annotated, so the operands share the producers' qparams."""
+
+    def annotate(self, graph: torch.fx.Graph) -> None:
+        super().annotate(graph)
+        for node in graph.nodes:
+            if node.op == "call_function" and node.target in _CORTEX_M_ARITHMETIC and not is_annotated(node):
+                config = self._config_for(node)
+                if config is not None:
+                    self._annotate_arithmetic(node, config)
 
 
 @dataclass(frozen=True)
@@ -71,6 +91,15 @@ class CortexMQuantizer(EthosUQuantizer):
         super().__init__(None, is_qat=is_qat)
         self.target = check_cortex_m_target(target)
         self.global_config = get_cortex_m_quantization_config(is_qat=is_qat)
+
+    def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
+        graph = model.graph
+        if self.io_config is not None:
+            annotate_inputs(graph, self.io_config)
+        _CortexMAnnotator(self.config_for).annotate(graph)
+        if self.io_config is not None:
+            annotate_outputs(graph, self.io_config)
+        return model
 
 
 __all__ = ["CortexMQuantizationConfig", "CortexMQuantizer", "get_cortex_m_quantization_config"]

@@ -1,4 +1,5 @@
-"""Elementwise float code between one dequantize and one quantize as a 256-entry table.
+"""Elementwise float code between one dequantize and one quantize as a 256-entry table
+(a requantization, a dequantize straight into a quantize of other qparams, included).
 
 Core ATen spells many activations as several elementwise ops (hardswish is
 ``x * clamp(x + 3, 0, 6) / 6``): whatever runs between an int8 dequantize and the next
@@ -15,7 +16,7 @@ from typing import Any, Optional
 import torch
 from torch.fx import Node
 
-from kiln.backends.cortex_m.graph_edit import GraphEditor, dequantized, meta_tensor, quantize_qparams, shape_of
+from kiln.backends.cortex_m.graph_edit import GraphEditor, QParams, dequantized, meta_tensor, quantize_qparams, shape_of
 from kiln.backends.cortex_m.ops import op
 
 aten = torch.ops.aten
@@ -63,7 +64,34 @@ def _region(quantize: Node) -> Optional[tuple[Node, list[Node]]]:
     return source, ordered
 
 
+def requantized(editor: GraphEditor, source: Node, have: QParams, want: QParams, before: Node) -> Node:
+    """``source`` (int8 with ``have``) in ``want``'s qparams: itself, or through the table of
+    PyTorch's dequantize and quantize of each value (exact)."""
+    if have == want:
+        return source
+    levels = torch.arange(-128, 128, dtype=torch.int8)
+    real = torch.ops.quantized_decomposed.dequantize_per_tensor(levels, have.scale, have.zero_point, have.qmin,
+                                                                have.qmax, torch.int8)
+    lut = torch.ops.quantized_decomposed.quantize_per_tensor(real, want.scale, want.zero_point, want.qmin, want.qmax,
+                                                             torch.int8)
+    return editor.call(op("quantized_activation"), (source, editor.constant("lut", lut)),
+                       meta_tensor(shape_of(source), torch.int8), before=before)
+
+
+def lower_requantize(editor: GraphEditor, quantize: Node) -> bool:
+    """A quantize of a dequantize: nothing when their qparams match, else a requantization."""
+    found = dequantized(quantize.args[0])
+    qparams = quantize_qparams(quantize)
+    if found is None or qparams is None:
+        return False
+    source, in_q = found
+    quantize.replace_all_uses_with(requantized(editor, source, in_q, qparams, quantize))
+    return True
+
+
 def lower_table_region(editor: GraphEditor, quantize: Node) -> bool:
+    if lower_requantize(editor, quantize):
+        return True
     qparams = quantize_qparams(quantize)
     found = _region(quantize) if qparams is not None else None
     if found is None:

@@ -10,6 +10,7 @@ dequantize(TOSA reference output)" can be asserted bit for bit.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -158,7 +159,13 @@ def test_kiln_run_executes_a_delegated_program(smallcnn: Delegated, tmp_path: Pa
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "ethos-u (virtual NPU" in result.stdout
+    # The driver identified the NPU from its registers and read its PMU.
+    assert "ethos-u NPU (from its ID/CONFIG registers): Ethos-U55 with 128 MACs/cycle" in result.stdout
+    pmu = re.search(r"ethos-u PMU \(last execute, 1 delegate call\(s\)\): (\d+) cycles, (\d+) active cycles, "
+                    r"(\d+) AXI read beats, (\d+) AXI write beats", result.stdout)
+    assert pmu, result.stdout
+    cycles, active, read_beats, write_beats = (int(v) for v in pmu.groups())
+    assert 0 < active < cycles and read_beats > 0 and write_beats > 0
     got = np.load(tmp_path / "output_0.npy")
     (expected,) = Runtime().load_program(smallcnn.program_bytes).load_method("forward").execute([x])
     np.testing.assert_array_equal(got, expected)  # the same runtime through both hooks
@@ -193,10 +200,20 @@ def test_kiln_aot_and_kiln_run_on_an_ethos_u85_program(tmp_path: Path, monkeypat
         capture_output=True, text=True, check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "ethos-u (virtual NPU" in result.stdout
+    assert "ethos-u NPU (from its ID/CONFIG registers): Ethos-U85 with 256 MACs/cycle" in result.stdout
+    assert "architecture 2.0.0" in result.stdout
     (expected,) = Runtime().load_program(program_bytes).load_method("forward").execute([x])
     np.testing.assert_array_equal(np.load("results/output_0.npy"), expected)
-    assert _runtime.ethos_u_counters()["operations"] > 0
+    counters = _runtime.ethos_u_counters()
+    assert counters["operations"] > 0
+    # The PMU's counts through the register-level driver: the device's estimate, at least one
+    # cycle per operation and the bytes the model moved, in 16-byte beats.
+    assert counters["cycles"] > counters["active_cycles"] >= counters["operations"]
+    moved_out = sum(counters["bytes_written"][:8])
+    assert counters["axi_write_beats"] >= moved_out // 16
+    identity = _runtime.ethos_u_npu_identity()
+    assert identity["product"] == "Ethos-U85" and identity["macs_per_cycle"] == 256
+    assert identity["config"] == 0x20000118 and identity["architecture"] == "2.0.0"
 
 
 @pytest.fixture(scope="module", params=["ethos-u55-128", "ethos-u85-256"])
@@ -237,3 +254,33 @@ def test_mv2_program_output_is_the_dequantized_tosa_reference(mv2: Delegated) ->
     assert got.shape == expected.shape
     mismatched = int(np.count_nonzero(np.asarray(got) != expected))
     assert mismatched == 0, f"{mismatched} of {expected.size} mv2 outputs differ from the TOSA reference"
+
+
+def test_npu_operations_carry_the_devices_cycle_estimate(all_on_npu: Delegated, tmp_path: Path) -> None:
+    """Two channels, one estimate: each NPU operation's cycles in the ETDump metadata and the
+    op records (the device's side channel) add up to NPU_ACTIVE, which the register-level
+    driver read from the PMU; the Inspector shows them per operation."""
+    from kiln.devtools import Inspector, record_etdump
+    from kiln.program import Program
+
+    method = Runtime().load_program(all_on_npu.program_bytes).load_method("forward")
+    _runtime.ethos_u_record_ops(256)
+    try:
+        with record_etdump(method) as recording:
+            method.execute(list(all_on_npu.inputs))
+        records = _runtime.ethos_u_op_records()
+    finally:
+        _runtime.ethos_u_record_ops(0)
+    counters = _runtime.ethos_u_counters()
+    events = [e for e in recording.etdump.runs[0].profile_events if e.is_delegate_operation]
+    assert len(events) == len(records) == counters["operations"] + counters["dma_transfers"]
+    cycles = [int(e.counters["cycles"]) for e in events]
+    assert all(c >= 32 for c in cycles)  # every operation pays its setup
+    assert cycles == [r["cycles"] for r in records]
+    assert sum(cycles) == counters["active_cycles"] < counters["cycles"]
+    assert {k: v for k, v in method.npu_counters().items() if k != "delegate_calls"} == \
+        {k: v for k, v in counters.items() if k != "delegate_calls"}
+    path = tmp_path / "program.pte"
+    path.write_bytes(all_on_npu.program_bytes)
+    rows = [row for row in Inspector(recording.etdump, Program.load(path)).rows if row.is_npu_operation]
+    assert [row.npu_cycles for row in rows] == cycles
