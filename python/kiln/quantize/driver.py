@@ -25,6 +25,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 from kiln import ExportError, KilnError
 from kiln.export.edge import normalize_inputs
 from kiln.passes.as_strided import rewrite_as_strided
+from kiln.passes.safe_softmax import fold_safe_softmax_guards
 from kiln.quantize.progress import track
 
 logger = logging.getLogger("kiln.quantize")
@@ -184,6 +185,8 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
     # Decomposing restrides some results as eager laid them out (a channels-last global
     # pool): the program says in Kiln's terms what those reads are.
     rewrite_as_strided(program)
+    # A softmax of dequantized scores never sees a row of -inf: its NaN guard is dead code.
+    fold_safe_softmax_guards(program)
     return program
 
 

@@ -53,10 +53,11 @@ int64_t apply(ElementwiseOp mode, int64_t a, int64_t b, RoundMode shift_round) {
       if (a == INT32_MIN && b == -1) return INT32_MAX;
       if (a == INT64_MIN && b == -1) return INT64_MAX;
       return a / b;
-    case ElementwiseOp::CmpEq: return a == b ? 1 : 0;
-    case ElementwiseOp::CmpNe: return a != b ? 1 : 0;
-    case ElementwiseOp::CmpGe: return a >= b ? 1 : 0;
-    case ElementwiseOp::CmpGt: return a > b ? 1 : 0;
+    // True is all ones (a bool8 0xFF): Vela's SELECT is (a & condition) | (b & ~condition).
+    case ElementwiseOp::CmpEq: return a == b ? -1 : 0;
+    case ElementwiseOp::CmpNe: return a != b ? -1 : 0;
+    case ElementwiseOp::CmpGe: return a >= b ? -1 : 0;
+    case ElementwiseOp::CmpGt: return a > b ? -1 : 0;
     case ElementwiseOp::And: return static_cast<int32_t>(static_cast<uint32_t>(a) & static_cast<uint32_t>(b));
     case ElementwiseOp::Or: return static_cast<int32_t>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));
     case ElementwiseOp::Xor: return static_cast<int32_t>(static_cast<uint32_t>(a) ^ static_cast<uint32_t>(b));

@@ -347,3 +347,22 @@ def test_resize_with_double_rounding_is_what_vela_encodes(vnpu_tools: Any) -> No
     differ = actual.reshape(double_reference.shape) != double_reference
     assert int(np.count_nonzero(differ)) == 53
     assert int(np.max(np.abs(actual.reshape(double_reference.shape).astype(int) - double_reference))) == 1
+
+
+def test_select_of_int8_by_a_computed_condition(vnpu_tools: Any) -> None:
+    """SELECT(x > 5, x, y) on int8: the condition from GREATER on the int32 rescaled x (what a
+    lowering of ``torch.where(x > c, x, y)`` emits). Vela runs SELECT as (x & c) | (y & ~c),
+    which takes a true boolean to be all ones: the NPU's comparisons write -1 for true, not 1
+    (with 1, half of the elements differed from the reference; a boolean output reads true
+    either way)."""
+    ts = vnpu_tools.ts
+    g = vnpu_tools.Graph()
+    rng = np.random.default_rng(0)
+    shape = [1, 4, 16]
+    x = g.input(_random(rng, shape, np.int8))
+    y = g.input(_random(rng, shape, np.int8))
+    wide = g.rescale(x, shape, ts.DType.INT8, ts.DType.INT32, [1 << 30], [30], 0, 0)
+    condition = g.tensor(shape, ts.DType.BOOL)
+    g.op(ts.Op.GREATER, [wide, g.const(np.array([[[5]]], np.int32), ts.DType.INT32)], [condition])
+    g.op(ts.Op.SELECT, [condition, x, y], [g.tensor(shape, ts.DType.INT8, output=True)])
+    vnpu_tools.assert_bit_exact(g, "ethos-u85-256")

@@ -20,7 +20,9 @@ from typing import Any, Callable, Optional, Protocol
 import torch
 
 from kiln.backends.arm.partitioner.op_support import U85, family_of, support_for
+from kiln.passes.constant_values import ConstantEvaluator
 from kiln.passes.delegation import is_dequantize, operator_name
+from kiln.passes.safe_softmax import applies_a_mask, softmax_mask
 
 # Vela's limits (regor's operator constraints and Vela's SUPPORTED_OPS documentation).
 MAX_DIMENSION = 65535  # every tensor dimension
@@ -252,6 +254,22 @@ def _softmax_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
     rows = math.prod(shape) // shape[dim]
     if rows >= MAX_SOFTMAX_ROWS:
         return f"softmax over {rows} rows; Vela supports fewer than {MAX_SOFTMAX_ROWS}"
+    if applies_a_mask(node.args[0]):
+        return _mask_objection(node, dim, context)
+    return None
+
+
+def _mask_objection(node: torch.fx.Node, dim: int, context: CheckContext) -> Optional[str]:
+    """A mask added to a softmax's scores is applied inside the softmax when it only hides
+    scores (0 or -inf) and hides no whole row (PyTorch's NaN there has no integer code)."""
+    values = ConstantEvaluator(lambda n: context.constants.get(n.name) if n.op == "placeholder" else None)
+    mask = softmax_mask(node.args[0], values.value)
+    if mask is None:
+        return f"'{node.args[0].name}' adds a computed tensor to the scores: only a constant mask is applied"
+    if not mask.only_hides:
+        return f"the mask '{mask.mask.name}' holds values other than 0 and -inf: only a mask that hides scores is applied"
+    if mask.hides_a_row(dim):
+        return f"the mask '{mask.mask.name}' hides whole rows, whose softmax is NaN"
     return None
 
 

@@ -19,6 +19,7 @@ the partition back into it through a node outside it).
 
 from __future__ import annotations
 
+import heapq
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ import torch
 
 from kiln.passes.delegation import is_delegate_call, is_dequantize, operator_name
 from kiln.passes.aten_out_variants import COMPILE_TIME_CHECKS
+from kiln.passes.constant_values import CREATION_OPERATORS
 
 QUANTIZE_OPS = frozenset(
     {"quantized_decomposed::quantize_per_tensor", "quantized_decomposed::quantize_per_channel"}
@@ -70,8 +72,6 @@ def is_operator_node(node: torch.fx.Node) -> bool:
 def constant_nodes(graph: torch.fx.Graph, constants: Mapping[str, torch.Tensor]) -> frozenset[torch.fx.Node]:
     """Nodes computed from constants only: weights, their dequantize and transposes, and
     what creation operators (a zero initial state, index arithmetic) compute."""
-    from kiln.backends.arm.tosa.ops.constant import CREATION_OPERATORS
-
     found: set[torch.fx.Node] = set()
     for node in graph.nodes:
         if node.op == "placeholder":
@@ -232,16 +232,21 @@ def grow_partitions(
     selected: set[torch.fx.Node],
     name: Callable[[int], str],
     constant: frozenset[torch.fx.Node] = frozenset(),
+    together: Optional[Mapping[torch.fx.Node, object]] = None,
 ) -> list[Partition]:
     """Groups ``selected`` into connected partitions such that fusing each into one
     node keeps the graph acyclic.
 
     Walks the graph in topological order. An input dequantize or weight node moves
-    with its only consumer (a *unit*). ``upstream[n]`` holds the partitions with a
-    path to ``n``; ``blocked[n]`` those with a path to ``n`` that leaves the
-    partition on the way. A unit may join a producer's partition unless that
-    partition is blocked for it; two partitions merge only if neither reaches the
-    other through an outside node.
+    with its only consumer, and the nodes ``together`` maps to one key (a quantized
+    group with its output quantize nodes: float values flow between them) move as one;
+    such a *unit* is placed when the walk has seen everything it reads
+    (:func:`units_in_order`). ``upstream[n]`` holds the partitions with a path to
+    ``n``; ``blocked[n]`` those with a path to ``n`` that leaves the partition on the
+    way. A unit may join a producer's partition unless that partition is blocked for
+    it; two partitions merge only if neither reaches the other through an outside node.
+    ``together`` must not hold a unit that reads its own result through an outside
+    node (see :func:`units_in_order`).
     """
     union = _UnionFind()
     attached = {n for n in selected if _attached(n, selected, constant)}
@@ -254,10 +259,20 @@ def grow_partitions(
     def resolve(ids: set[object]) -> set[object]:
         return {union.find(i) for i in ids}
 
-    for node in graph.nodes:
-        if node in attached:
+    steps, cyclic = units_in_order(graph, together or {})
+    if cyclic:
+        raise ValueError(f"units that read their own results: {cyclic}")
+    for step in steps:
+        step = [n for n in step if n not in attached]
+        if not step:
             continue
-        unit, sources = _unit_sources(node, attached) if node in selected else ([], node.all_input_nodes)
+        inside = set(step)
+        unit: list[torch.fx.Node] = []
+        sources: list[torch.fx.Node] = []
+        for node in step:
+            found, outside = _unit_sources(node, attached) if node in selected else ([], node.all_input_nodes)
+            unit += found
+            sources += [s for s in outside if s not in inside and s not in sources]
         up: set[object] = set()
         block: set[object] = set()
         for source in sources:
@@ -265,8 +280,9 @@ def grow_partitions(
             source_up = resolve(upstream.get(source, set()))
             block |= resolve(blocked.get(source, set())) | (source_up - {source_part})
             up |= source_up | ({source_part} if source_part is not None else set())
-        upstream[node], blocked[node] = up, block
-        if node not in selected:
+        for node in step:
+            upstream[node], blocked[node] = up, block
+        if step[0] not in selected:
             continue
         candidates = []
         for source in sources:
@@ -287,12 +303,63 @@ def grow_partitions(
             next_id += 1
             union.find(chosen)
             members[chosen] = []
-        for member in (*unit, node):
+        for member in (*unit, *step):
             part_of[member] = chosen
             members[chosen].append(member)
     order = {node: index for index, node in enumerate(graph.nodes)}
     groups = sorted(members.values(), key=lambda nodes: min(order[n] for n in nodes))
     return [Partition(name(i), sorted(nodes, key=order.__getitem__)) for i, nodes in enumerate(groups)]
+
+
+def units_in_order(graph: torch.fx.Graph, together: Mapping[torch.fx.Node, object]
+                   ) -> tuple[list[list[torch.fx.Node]], list[object]]:
+    """The graph's nodes in a topological order of the graph whose ``together`` units are
+    contracted into one node each: a list of steps (a unit's nodes, or one node), kept as
+    close to graph order as possible; and the keys of the units left out because they
+    read their own result through a node outside them (no order places them whole)."""
+    nodes = list(graph.nodes)
+    position = {node: index for index, node in enumerate(nodes)}
+    key_of = {node: together.get(node, node) for node in nodes}
+    step_nodes: dict[object, list[torch.fx.Node]] = {}
+    for node in nodes:
+        step_nodes.setdefault(key_of[node], []).append(node)
+    waiting = {key: 0 for key in step_nodes}
+    readers: dict[object, set[object]] = {key: set() for key in step_nodes}
+    for key, members in step_nodes.items():
+        for node in members:
+            for source in node.all_input_nodes:
+                source_key = key_of[source]
+                if source_key != key and key not in readers[source_key]:
+                    readers[source_key].add(key)
+                    waiting[key] += 1
+    ready = [(position[members[0]], id(key), key) for key, members in step_nodes.items() if not waiting[key]]
+    heapq.heapify(ready)
+    order: list[list[torch.fx.Node]] = []
+    while ready:
+        _, _, key = heapq.heappop(ready)
+        order.append(step_nodes[key])
+        for reader in readers[key]:
+            waiting[reader] -= 1
+            if not waiting[reader]:
+                heapq.heappush(ready, (position[step_nodes[reader][0]], id(reader), reader))
+    placed = {key_of[members[0]] for members in order}
+    units = set(together.values())
+    return order, [key for key in step_nodes if key in units and key not in placed
+                   and _reaches(key, key, readers, placed)]
+
+
+def _reaches(start: object, goal: object, readers: Mapping[object, set[object]], placed: set[object]) -> bool:
+    """True if a path of ``readers`` leads from ``start`` to ``goal`` outside ``placed``."""
+    stack, seen = list(readers[start]), set()
+    while stack:
+        key = stack.pop()
+        if key == goal:
+            return True
+        if key in seen or key in placed:
+            continue
+        seen.add(key)
+        stack.extend(readers[key])
+    return False
 
 
 def _can_merge(a: object, b: object, members: dict, blocked: dict, union: _UnionFind) -> bool:

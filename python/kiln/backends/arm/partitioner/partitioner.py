@@ -36,10 +36,13 @@ from kiln.backends.arm.partitioner.grouping import (
     is_index_operand,
     is_operator_node,
     is_quantize,
+    quantize_dtype,
     quantized_groups,
+    units_in_order,
 )
 from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
-from kiln.passes.delegation import is_dequantize, operator_name
+from kiln import ExportError
+from kiln.passes.delegation import extract_subgraph, is_dequantize, operator_name
 
 logger = logging.getLogger(__name__)
 
@@ -81,23 +84,47 @@ class EthosUPartitioner:
     def partition(self, graph_module: torch.fx.GraphModule, constants: Mapping[str, torch.Tensor]) -> PartitionResult:
         """Decides every operator node of ``graph_module``; does not modify it.
 
+        On targets whose Vela limits Kiln knows (ethos-u55/u65 transposes), each partition is
+        lowered to TOSA without Vela; a node whose lowering Vela would refuse stays on the CPU
+        with the reason, and the graph is partitioned again until none is left (a node the
+        check names but no group holds is left to the backend, which rejects it by trial).
+
         Args:
             graph_module: a core-ATen graph in PT2E quantize/dequantize form, each
                 dequantize node with one user (see
                 :func:`kiln.passes.delegation.duplicate_shared_dequantize`).
             constants: placeholder name -> tensor of the graph's constant inputs.
         """
+        refused: dict[str, str] = {}
+        while True:
+            result = self._partition(graph_module, constants, refused)
+            found = {node: reason for node, reason in _vela_limits(result.partitions, constants, self.compile_spec)
+                     if node not in refused}
+            if not found:
+                return result
+            logger.info("%s: Vela would refuse what %d node(s) lower to: %s; partitioning again", self.target,
+                        len(found), ", ".join(found))
+            refused.update(found)
+
+    def _partition(self, graph_module: torch.fx.GraphModule, constants: Mapping[str, torch.Tensor],
+                   refused: Mapping[str, str]) -> PartitionResult:
+        """One partitioning, with the nodes in ``refused`` (name -> reason) on the CPU."""
         graph = graph_module.graph
         constant = constant_nodes(graph, constants)
         context = CheckContext(self.target, constants, self.compile_spec, constant)
         reasons: dict[torch.fx.Node, str] = {}
-        selected: set[torch.fx.Node] = set()
+        delegable = []
         for group in quantized_groups(graph, constant):
-            self._decide_group(group, context, reasons)
+            self._decide_group(group, context, reasons, refused)
             if not group.reason:
-                selected.update(group.nodes, group.input_dequantize, group.output_quantize)
+                delegable.append(group)
+        delegable = _without_loops(graph, delegable, reasons)
+        selected: set[torch.fx.Node] = set()
+        for group in delegable:
+            selected.update(group.nodes, group.input_dequantize, group.output_quantize)
+        selected |= _requantizations(graph)
         selected |= _constants_used_only_by(selected, constant)
-        partitions = grow_partitions(graph, selected, lambda i: f"ethosu_{i}", constant)
+        partitions = grow_partitions(graph, selected, lambda i: f"ethosu_{i}", constant, _units(delegable))
         partitions = [p for p in partitions if self._keep(p, reasons, constants, constant)]
         report = self._report(graph, partitions, reasons)
         logger.info(
@@ -119,7 +146,8 @@ class EthosUPartitioner:
         report.split(partition.name, [_summary(piece) for piece in pieces], reason)
         return pieces
 
-    def _decide_group(self, group: QuantizedGroup, context: CheckContext, reasons: dict) -> None:
+    def _decide_group(self, group: QuantizedGroup, context: CheckContext, reasons: dict,
+                      refused: Mapping[str, str]) -> None:
         if group.reason:
             for node in group.nodes:
                 reasons[node] = group.reason
@@ -128,7 +156,7 @@ class EthosUPartitioner:
         for node in group.nodes:
             if node.target is operator.getitem:
                 continue
-            reason = first_objection(node, self.checks, context)
+            reason = refused.get(node.name) or first_objection(node, self.checks, context)
             if reason is not None:
                 objections[node] = reason
         if not objections:
@@ -138,8 +166,12 @@ class EthosUPartitioner:
                 for node in group.nodes:
                     reasons[node] = problem
             return
+        # The rest of a group has no quantized value to hand over to the NPU at the node that
+        # stays: the quantizer puts a quantize node at every operator's boundary except where
+        # the lowering fuses operators (an activation into its producer, a lookup table).
         first = next(iter(objections))
-        group.reason = f"quantized together with '{first.name}' ({operator_name(first)}), which stays on the CPU"
+        group.reason = (f"fused with '{first.name}' ({operator_name(first)}), which stays on the CPU "
+                        f"({objections[first]}): no quantize node between them")
         for node in group.nodes:
             reasons[node] = objections.get(node, group.reason)
 
@@ -184,6 +216,63 @@ class EthosUPartitioner:
             report.decisions.append(decision)
         report.partitions.extend(_summary(partition) for partition in partitions)
         return report
+
+
+def _vela_limits(partitions: list[Partition], constants: Mapping[str, torch.Tensor],
+                 compile_spec: Any) -> list[tuple[str, str]]:
+    """(node, reason) for each node whose TOSA Vela would refuse for the target
+    (kiln.backends.arm.tosa.vela_limits), found by lowering every partition without
+    running Vela. A partition the lowering cannot take at all is the backend's to reject."""
+    from kiln.backends.arm.tosa import TosaLoweringError
+    from kiln.backends.arm.tosa.lowering import vela_limits
+    from kiln.backends.arm.tosa.vela_limits import has_limits
+
+    if not has_limits(str(getattr(compile_spec, "target", compile_spec))):
+        return []
+    found: list[tuple[str, str]] = []
+    for partition in partitions:
+        subgraph = extract_subgraph(partition.nodes, constants, partition.name)
+        try:
+            errors = vela_limits(subgraph.graph_module, compile_spec, name=partition.name)
+        except (TosaLoweringError, ExportError) as error:
+            logger.debug("%s: not checked against Vela's limits: %s", partition.name, error)
+            continue
+        found.extend((error.node, f"Vela would refuse it: {error.reason}") for error in errors)
+    return found
+
+
+def _requantizations(graph: torch.fx.Graph) -> set[torch.fx.Node]:
+    """Quantize nodes that read a dequantize node (no operator between them: an in-place
+    dropout or another identity decomposed away) and that dequantize: a RESCALE, or nothing,
+    on the NPU; left out, the pair would cut the delegate around it in two."""
+    found: set[torch.fx.Node] = set()
+    for node in graph.nodes:
+        source = node.args[0] if is_quantize(node) and node.args else None
+        if isinstance(source, torch.fx.Node) and is_dequantize(source) and len(source.users) == 1 \
+                and quantize_dtype(source) in NPU_DTYPES and quantize_dtype(node) in NPU_DTYPES:
+            found.update((node, source))
+    return found
+
+
+def _units(groups: list[QuantizedGroup]) -> dict[torch.fx.Node, int]:
+    """Node -> its group's index, for the nodes that must share a delegate: a group's float
+    operators and the quantize nodes of its results (float values flow between them)."""
+    return {node: index for index, group in enumerate(groups) for node in (*group.nodes, *group.output_quantize)}
+
+
+def _without_loops(graph: torch.fx.Graph, groups: list[QuantizedGroup], reasons: dict) -> list[QuantizedGroup]:
+    """``groups`` less those that read their own result through a node outside them: no
+    delegate can hold one whole (it would wait for its own output)."""
+    while True:
+        _, looping = units_in_order(graph, _units(groups))
+        if not looping:
+            return groups
+        for index in looping:
+            group = groups[index]
+            group.reason = "its result returns to it through other operators: one delegate would wait for itself"
+            for node in group.nodes:
+                reasons[node] = group.reason
+        groups = [group for index, group in enumerate(groups) if index not in set(looping)]
 
 
 def _summary(partition: Partition) -> PartitionSummary:

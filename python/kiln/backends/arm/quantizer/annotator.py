@@ -5,7 +5,11 @@ producer when the producer is quantized (``SharedQuantizationSpec(producer)``), 
 one tensor never gets two observers. Where TOSA has no rescale (reshape, pooling,
 concat, clamp) the output shares the input's qparams; where an activation can be
 folded into the producer's output rescale (conv + relu) only the activation's
-output is quantized. Nodes whose config is None are left float.
+output is quantized. An operator without a rule of its own is quantized at its own
+inputs and output, so that a backend that cannot run it leaves only it on the CPU; a
+pointwise function of one tensor is left to fuse into one lookup table, and a mask
+that hides softmax scores (-inf) is never quantized. Nodes whose config is None are
+left float.
 """
 
 from __future__ import annotations
@@ -21,9 +25,12 @@ from torchao.quantization.pt2e.quantizer import (
 )
 
 from kiln.backends.arm.quantizer import patterns
+from kiln.backends.arm.quantizer.attention import MASKS_SOFTMAX
 from kiln.backends.arm.quantizer.config import QuantizationConfig, fixed_output_spec
 
 ANNOTATION_KEY = "quantization_annotation"
+
+aten = torch.ops.aten
 
 ConfigLookup = Callable[[Node], "QuantizationConfig | None"]
 
@@ -74,7 +81,9 @@ class GraphAnnotator:
             if config is None:
                 continue
             target = node.target
-            if target in patterns.WEIGHTED:
+            if MASKS_SOFTMAX in node.meta:
+                self._annotate_softmax_mask(node, config)
+            elif target in patterns.WEIGHTED:
                 self._annotate_weighted(node, config)
             elif target in patterns.ARITHMETIC:
                 self._annotate_arithmetic(node, config)
@@ -87,6 +96,8 @@ class GraphAnnotator:
                 self._annotate_gather(node, config)
             elif target in patterns.SHARED:
                 self._annotate_shared(node, config)
+            elif target not in patterns.LEFT_FLOAT:
+                self._annotate_standalone(node, config)
 
     # ------------------------------------------------------------------ groups
     def _output_chain(self, node: Node, config: QuantizationConfig) -> list[Node]:
@@ -158,6 +169,32 @@ class GraphAnnotator:
         if not (_is_float_tensor(table) and _is_float_tensor(node)):
             return
         _annotate(node, {table: self.input_spec(table, config)}, SharedQuantizationSpec((table, node)))
+
+    def _annotate_softmax_mask(self, node: Node, config: QuantizationConfig) -> None:
+        """scores + mask (or scores.masked_fill(hidden, -inf)) -> softmax: the scores are
+        quantized, the mask and the masked scores are not (-inf has no integer code), and
+        the softmax's output has its fixed range."""
+        scores = node.args[node.meta[MASKS_SOFTMAX]]
+        softmax = next(iter(node.users))
+        if not (_is_float_tensor(scores) and _is_float_tensor(softmax)) or is_annotated(softmax):
+            return
+        _annotate(node, {scores: self.input_spec(scores, config)}, None)
+        _annotate(softmax, {}, fixed_output_spec(*patterns.FIXED_RANGE[aten._softmax.default]))
+
+    def _annotate_standalone(self, node: Node, config: QuantizationConfig) -> None:
+        """An operator no rule above knows: quantized at its own inputs and output, so that
+        a backend that cannot run it leaves it alone on the CPU and keeps its neighbours (a
+        float edge to a neighbour would take the neighbour along). A pointwise function of
+        one tensor is left to fuse with its neighbours into one lookup table."""
+        if not isinstance(node.target, torch._ops.OpOverload) or not _is_float_tensor(node):
+            return
+        activations = list(dict.fromkeys(a for a in node.all_input_nodes
+                                         if _is_float_tensor(a) and a.op != "get_attr"))
+        if not activations:
+            return
+        if torch.Tag.pointwise in node.target.tags and len(activations) == 1:
+            return
+        _annotate(node, {a: self.input_spec(a, config) for a in activations}, config.activation)
 
     def _annotate_concat(self, node: Node, config: QuantizationConfig) -> None:
         tensors = node.args[0]

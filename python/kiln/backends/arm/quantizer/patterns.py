@@ -54,7 +54,8 @@ TABLE = {
 # Reductions whose result leaves the input's range (a sum): their output is observed.
 SUM = {aten.sum.dim_IntList}
 
-SOFTMAX = {aten.softmax.int, aten._softmax.default, aten.log_softmax.int, aten._log_softmax.default}
+SOFTMAX = {aten.softmax.int, aten._softmax.default, aten._safe_softmax.default, aten.log_softmax.int,
+           aten._log_softmax.default}
 
 # Output ranges known in advance: sigmoid and softmax in [0, 1], tanh in [-1, 1].
 FIXED_RANGE: dict[object, tuple[float, float]] = {
@@ -62,6 +63,7 @@ FIXED_RANGE: dict[object, tuple[float, float]] = {
     aten.tanh.default: (-1.0, 1.0),
     aten.softmax.int: (0.0, 1.0),
     aten._softmax.default: (0.0, 1.0),
+    aten._safe_softmax.default: (0.0, 1.0),
 }
 
 # Ops with float parameters that Kiln keeps as one unit (CPU float, or a backend
@@ -73,7 +75,7 @@ NORMALIZATION = {aten.layer_norm.default, aten.native_layer_norm.default, aten.g
 SHARED = {
     aten.view.default, aten.reshape.default, aten._unsafe_view.default, aten.view_copy.default,
     aten.permute.default, aten.permute_copy.default, aten.transpose.int, aten.t.default,
-    aten.flatten.using_ints, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
+    aten.flatten.using_ints, aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
     aten.unsqueeze.default, aten.unsqueeze_copy.default, aten.squeeze_copy.dims,
     aten.max_pool2d.default, aten.max_pool2d_with_indices.default,
     aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
@@ -97,3 +99,8 @@ CONCAT = {aten.cat.default, aten.concat.default, aten.stack.default}
 # Reads of a table (args[0]) at integer positions: the result holds table values, so it
 # shares the table's qparams (an embedding's weight is quantized per tensor for that).
 GATHER = {aten.embedding.default, aten.index_select.default}
+
+# Operators deliberately left float: a batch norm that no convolution absorbs keeps its
+# float parameters (it runs on the CPU). Every other operator without a rule above is
+# quantized at its own boundary (annotator._annotate_standalone).
+LEFT_FLOAT = {*BATCH_NORM, aten._native_batch_norm_legit.default}

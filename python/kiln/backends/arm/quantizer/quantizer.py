@@ -20,6 +20,7 @@ import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import Quantizer
 
+from kiln.backends.arm.quantizer.attention import write_out_attention
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
 from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
 from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
@@ -104,8 +105,9 @@ class EthosUQuantizer(Quantizer):
 
     # ------------------------------------------------------------------ Quantizer API
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        """GRU/LSTM layers become their cells' operators, unrolled over time (see recurrent.py)."""
-        return unroll_recurrent_layers(model)
+        """GRU/LSTM layers become their cells' operators, unrolled over time (recurrent.py), and
+        scaled_dot_product_attention its matrix products and softmax (attention.py)."""
+        return write_out_attention(unroll_recurrent_layers(model))
 
     def annotate(self, model: GraphModule) -> GraphModule:
         graph = model.graph

@@ -17,10 +17,11 @@ from __future__ import annotations
 import logging
 import operator
 from dataclasses import dataclass
-from typing import Any
 
 import torch
 from torch.fx import Graph, GraphModule, Node
+
+from kiln.backends.arm.quantizer.emit import Emitter
 
 logger = logging.getLogger(__name__)
 
@@ -51,28 +52,7 @@ def _shape(node: Node) -> tuple[int, ...]:
     return tuple(int(d) for d in node.meta["val"].shape)
 
 
-class _Emitter:
-    """Adds aten calls before ``anchor``, computing their fake values for ``meta["val"]``."""
-
-    def __init__(self, graph: Graph, anchor: Node) -> None:
-        self.graph = graph
-        self.anchor = anchor
-
-    def __call__(self, target: Any, *args: Any) -> Node:
-        with self.graph.inserting_before(self.anchor):
-            node = self.graph.call_function(target, args)
-        fake_args = torch.fx.map_arg(args, lambda n: n.meta["val"])
-        node.meta["val"] = target(*fake_args)
-        node.meta["nn_module_stack"] = self.anchor.meta.get("nn_module_stack", {})
-        node.meta["stack_trace"] = self.anchor.meta.get("stack_trace")
-        return node
-
-    def split(self, value: Node, sizes: list[int]) -> list[Node]:
-        parts = self(aten.split_with_sizes.default, value, sizes, -1)
-        return [self(operator.getitem, parts, i) for i in range(len(sizes))]
-
-
-def _gru_step(emit: _Emitter, gates_x: Node, h: Node, w_hh: Node, b_hh: Node | None, size: int) -> Node:
+def _gru_step(emit: Emitter, gates_x: Node, h: Node, w_hh: Node, b_hh: Node | None, size: int) -> Node:
     gates_h = emit(aten.linear.default, h, w_hh, b_hh)
     x_r, x_z, x_n = emit.split(gates_x, [size] * 3)
     h_r, h_z, h_n = emit.split(gates_h, [size] * 3)
@@ -83,7 +63,7 @@ def _gru_step(emit: _Emitter, gates_x: Node, h: Node, w_hh: Node, b_hh: Node | N
     return emit(aten.add.Tensor, n, emit(aten.mul.Tensor, z, emit(aten.sub.Tensor, h, n)))
 
 
-def _lstm_step(emit: _Emitter, gates_x: Node, h: Node, c: Node, w_hh: Node, b_hh: Node | None,
+def _lstm_step(emit: Emitter, gates_x: Node, h: Node, c: Node, w_hh: Node, b_hh: Node | None,
                size: int) -> tuple[Node, Node]:
     gates = emit(aten.add.Tensor, gates_x, emit(aten.linear.default, h, w_hh, b_hh))
     i, f, g, o = emit.split(gates, [size] * 4)
@@ -97,7 +77,7 @@ def _unroll(graph: Graph, node: Node, lstm: bool) -> bool:
     layer = _layer_of(node)
     if layer is None:
         return False
-    emit = _Emitter(graph, node)
+    emit = Emitter(graph, node)
     per_layer = 4 if layer.has_biases else 2
     time_dim = 1 if layer.batch_first else 0
     sequence = layer.input

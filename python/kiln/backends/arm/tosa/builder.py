@@ -49,6 +49,8 @@ class TosaBuilder:
         # still says which TOSA operator, hence which FX node, it came from.
         self.owner = ""
         self.producers: dict[str, str] = {}
+        # For each tensor an operator writes: that operator and its first input.
+        self.writers: dict[str, tuple[ts.Op, str]] = {}
 
     # ------------------------------------------------------------------ naming
     def unique(self, stem: str) -> str:
@@ -121,6 +123,19 @@ class TosaBuilder:
         self._graph.addOperator(op, list(inputs), [output], attribute)
         self.op_counts[op.name] += 1
         self.producers.setdefault(output, self.owner)
+        self.writers[output] = (op, inputs[0] if inputs else "")
+
+    def comes_from(self, tensor: str, op: ts.Op, through: Sequence[ts.Op]) -> bool:
+        """True if ``tensor`` is written by ``op``, or by one of ``through`` (followed back
+        along their first input) from a tensor that ``op`` writes."""
+        while tensor in self.writers:
+            writer, source = self.writers[tensor]
+            if writer == op:
+                return True
+            if writer not in through:
+                return False
+            tensor = source
+        return False
 
     def serialize(self) -> bytes:
         return bytes(self._graph.serialize())

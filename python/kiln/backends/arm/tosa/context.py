@@ -12,7 +12,7 @@ import tosa_serializer as ts
 
 from kiln import KilnError
 from kiln.backends.arm.tosa.builder import TosaBuilder
-from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
+from kiln.passes.constant_values import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.rescale import emit_clamp, emit_rescale, requantize
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm
 from kiln.passes.activations import activation_range
@@ -70,6 +70,12 @@ class TosaLoweringError(KilnError):
         self.subgraph = subgraph
         self.node = node
         self.reason = reason
+
+
+class VelaLimitError(TosaLoweringError):
+    """What the lowering emits for a node is an operation Vela refuses for the target
+    (:mod:`kiln.backends.arm.tosa.vela_limits`): known before Vela runs, so the
+    partitioner leaves the node on the CPU with this reason instead of trying Vela."""
 
 
 _VIEW_TARGETS = {
@@ -165,6 +171,9 @@ class LoweringContext:
         self.consumed: set[torch.fx.Node] = set()
         # Values of nodes computed from constants only, on demand (index arithmetic ...).
         self.constants = ConstantEvaluator(self._constant_leaf)
+        # When a list: what Vela would refuse is recorded here and the lowering goes on
+        # (the partitioner's check of a whole partition); else it raises at once.
+        self.vela_limits: list[VelaLimitError] | None = None
 
     def _constant_leaf(self, node: torch.fx.Node) -> torch.Tensor | None:
         if node.op != "get_attr":
@@ -175,6 +184,20 @@ class LoweringContext:
     # ------------------------------------------------------------------ errors
     def fail(self, node: torch.fx.Node, reason: str) -> TosaLoweringError:
         return TosaLoweringError(self.name, node.name, str(node.target), reason)
+
+    def refuse_for_vela(self, reason: str) -> None:
+        """Vela would refuse what the node being lowered (the builder's owner) emits:
+        raises :class:`VelaLimitError`, or records it when collecting."""
+        owner = next((n for n in self.graph_module.graph.nodes if n.name == self.builder.owner), None)
+        error = VelaLimitError(self.name, self.builder.owner, "" if owner is None else str(owner.target), reason)
+        if self.vela_limits is None:
+            raise error
+        self.vela_limits.append(error)
+
+    @property
+    def target(self) -> str:
+        """The Ethos-U target ("ethos-u55-128"), or "" without a compile spec."""
+        return str(getattr(self.compile_spec, "target", "") or "")
 
     # ------------------------------------------------------------------ values
     def bind(self, node: torch.fx.Node, value: QTensor | ConstTensor) -> None:

@@ -19,7 +19,8 @@ import torch
 import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.context import (
-    LoweringContext, TosaLoweringError, carries_no_computation, is_dequantize, module_attribute, qd, tosa_dtype_of,
+    LoweringContext, TosaLoweringError, VelaLimitError, carries_no_computation, is_dequantize, module_attribute, qd,
+    tosa_dtype_of,
 )
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import lower_table, table_region
@@ -220,3 +221,14 @@ def lower_to_tosa(
                           nhwc_io, _tensor_nodes(ctx), ctx.builder.operator_owners(flatbuffer))
     logger.debug("%s", result.summary())
     return result
+
+
+def vela_limits(subgraph: torch.fx.GraphModule, compile_spec: Any, *, name: str = "subgraph") -> list[VelaLimitError]:
+    """What Vela would refuse in the TOSA graph of ``subgraph``, each naming the FX node
+    whose lowering emits it (:mod:`kiln.backends.arm.tosa.vela_limits`), without running
+    Vela. Lowers the whole subgraph (nothing is serialised); raises
+    :class:`TosaLoweringError` if a node cannot be lowered at all."""
+    ctx = LoweringContext(subgraph, compile_spec, name)
+    ctx.vela_limits = []
+    _Walker(ctx, False).walk()
+    return ctx.vela_limits

@@ -26,8 +26,9 @@ import torch
 from kiln.backends.arm.tosa.context import is_dequantize, is_quantize, is_view, qd
 from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
-from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
+from kiln.passes.constant_values import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.resize import upsample_region
+from kiln.passes.safe_softmax import applies_a_mask
 from kiln.passes.activations import activation_range
 
 # Operators whose result is an exact rearrangement of their quantized input: the
@@ -139,6 +140,9 @@ def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> s
     no_leaves = ConstantEvaluator(lambda _: None)  # index arithmetic starts from creation operators
     for node in nodes:
         if node in covered or node.target is operator.getitem:
+            continue
+        if applies_a_mask(node) and next(iter(node.users)) in inside:
+            covered.add(node)  # the softmax applies it to its scores
             continue
         upsampling = upsample_region(node, no_leaves)
         if upsampling is not None and set(upsampling.nodes) <= inside:

@@ -16,27 +16,13 @@ import numpy as np
 import torch
 
 from kiln.backends.arm.tosa.values import ConstTensor
+from kiln.passes.constant_values import CREATION_OPERATORS, operator_name
 
 aten = torch.ops.aten
-
-# Operators that make a tensor from their arguments alone (no tensor inputs). Random or
-# uninitialised ones (rand, empty) are not constants.
-CREATION_OPERATORS = frozenset({
-    "aten::full", "aten::zeros", "aten::ones", "aten::arange", "aten::arange.start", "aten::arange.start_step",
-    "aten::scalar_tensor",
-})
 
 # Lowerings that keep a constant's quantization (per-channel weight scales) when they move
 # it: a constant going through them is not folded.
 _QUANTIZATION_PRESERVING = {"lower_view", "lower_permute", "lower_identity", "lower_expand"}
-
-
-def operator_name(target: Any) -> str:
-    schema = getattr(target, "_schema", None)
-    if schema is None:
-        return str(target)
-    overload = getattr(target, "_overloadname", "default")
-    return schema.name + ("" if overload == "default" else f".{overload}")
 
 
 def torch_value(value: ConstTensor) -> torch.Tensor:
@@ -66,37 +52,3 @@ def fold(node: torch.fx.Node, values: dict[torch.fx.Node, Any]) -> ConstTensor |
     if isinstance(result, (list, tuple)) and all(isinstance(r, torch.Tensor) for r in result):
         return [ConstTensor(r.detach().contiguous().numpy()) for r in result]
     return None
-
-
-class ConstantEvaluator:
-    """Values of nodes computed from constants only, evaluated on demand with PyTorch.
-
-    ``leaf(node)`` gives the tensor of a placeholder or ``get_attr`` node, or None when it
-    is not a constant; creation operators need no leaf. :meth:`value` is None for nodes
-    that depend on something else.
-    """
-
-    def __init__(self, leaf: Any) -> None:
-        self._leaf = leaf
-        self._memo: dict[torch.fx.Node, torch.Tensor | None] = {}
-
-    def value(self, node: Any) -> torch.Tensor | None:
-        if not isinstance(node, torch.fx.Node):
-            return None
-        if node not in self._memo:
-            self._memo[node] = self._evaluate(node)
-        return self._memo[node]
-
-    def _evaluate(self, node: torch.fx.Node) -> torch.Tensor | None:
-        if node.op in ("placeholder", "get_attr"):
-            return self._leaf(node)
-        if node.op != "call_function":
-            return None
-        if not node.all_input_nodes and operator_name(node.target) not in CREATION_OPERATORS:
-            return None
-        inputs = {source: self.value(source) for source in node.all_input_nodes}
-        if any(value is None for value in inputs.values()):
-            return None
-        args, kwargs = torch.fx.map_arg((node.args, node.kwargs), inputs.__getitem__)
-        result = node.target(*args, **kwargs)
-        return result if isinstance(result, torch.Tensor) else None

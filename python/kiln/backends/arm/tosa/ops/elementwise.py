@@ -20,6 +20,7 @@ from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.rescale import to_int32
 from kiln.backends.arm.tosa.ops.reshape import relayout
+from kiln.passes.safe_softmax import applies_a_mask
 from kiln.backends.arm.tosa.values import QTensor
 
 aten = torch.ops.aten
@@ -53,6 +54,8 @@ def broadcast_operands(ctx: LoweringContext, node: torch.fx.Node, a: QTensor, b:
 
 @register(aten.add.Tensor, aten.sub.Tensor, check=check_binary)
 def lower_add_sub(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    if applies_a_mask(node):
+        return  # the softmax it feeds applies the mask (softmax.py)
     reason = check_binary(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)

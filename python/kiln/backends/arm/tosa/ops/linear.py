@@ -12,6 +12,7 @@ import math
 from collections.abc import Collection
 from typing import Any
 
+import numpy as np
 import torch
 import tosa_serializer as ts
 
@@ -114,7 +115,8 @@ def lower_matmul(ctx: LoweringContext, node: torch.fx.Node, a: QTensor, b: QTens
     stem = ctx.stem(node)
     a3 = a.tosa_shape if a.rank == 3 else (1, *a.tosa_shape)
     b3 = b.tosa_shape if b.rank == 3 else (1, *b.tosa_shape)
-    a_name = a.name if a.rank == 3 else ctx.reshape(a.name, a3, a.dtype, f"{stem}_a")
+    a_name = _materialized(ctx, a, stem)
+    a_name = a_name if a.rank == 3 else ctx.reshape(a_name, a3, a.dtype, f"{stem}_a")
     b_name = b.name if b.rank == 3 else ctx.reshape(b.name, b3, b.dtype, f"{stem}_b")
     operands = [a_name, b_name, ctx.builder.zero_point(a.zero_point, a.dtype, f"{stem}_a"),
                 ctx.builder.zero_point(b.zero_point, b.dtype, f"{stem}_b")]
@@ -141,3 +143,22 @@ def lower_linear(ctx: LoweringContext, node: torch.fx.Node) -> None:
     if weight.data.ndim != 2:
         raise ctx.fail(node, f"weight of shape {weight.shape} is not a matrix")
     lower_fully_connected(ctx, node, x, weight, bias_arg)
+
+
+# Operators Vela 5.2 folds into how the next operator reads its input (a view, no copy).
+_FOLDED_VIEWS = (ts.Op.RESHAPE, ts.Op.TRANSPOSE, ts.Op.IDENTITY)
+
+
+def _materialized(ctx: LoweringContext, a: QTensor, stem: str) -> str:
+    """``a`` as a tensor of its own when it is a view of a SLICE.
+
+    Vela 5.2 folds a SLICE (and the reshapes and cancelling transposes after it) into the
+    address a MATMUL reads its first operand from, and then reads every batch of that
+    operand at the address of the first: on every Ethos-U, a batched product of a sliced
+    tensor (attention's q taken from a stacked q/k/v) computes with the first head only.
+    A lookup table of the identity is a real operation that Vela cannot fold (it folds an
+    identity RESCALE or CLAMP away)."""
+    if a.dtype != ts.DType.INT8 or not ctx.builder.comes_from(a.name, ts.Op.SLICE, _FOLDED_VIEWS):
+        return a.name
+    identity = ctx.builder.const(np.arange(-128, 128, dtype=np.int8), f"{stem}_identity")
+    return ctx.builder.op(ts.Op.TABLE, [a.name, identity], a.tosa_shape, a.dtype, None, f"{stem}_a_copy")

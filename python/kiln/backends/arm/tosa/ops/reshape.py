@@ -19,12 +19,15 @@ import tosa_serializer as ts
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext
 from kiln.backends.arm.tosa.ops import register
+from kiln.backends.arm.tosa.vela_limits import transpose_objection
 from kiln.backends.arm.tosa.values import (
     ConstTensor, QTensor, canonical_perm, compose, inverse, moves_data, permute_shape,
 )
 from kiln.passes.as_strided import reshape_objection
 
 aten = torch.ops.aten
+
+_BITS = {ts.DType.INT8: 8, ts.DType.INT16: 16, ts.DType.INT32: 32, ts.DType.BOOL: 8}
 
 
 def transpose(ctx: LoweringContext, source: str, shape: Sequence[int], perm: Sequence[int],
@@ -36,7 +39,28 @@ def transpose(ctx: LoweringContext, source: str, shape: Sequence[int], perm: Seq
     out_shape = permute_shape(shape, perm)
     if not moves_data(shape, perm):
         return ctx.reshape(source, out_shape, dtype, stem)
+    bits = _BITS.get(dtype, 8)
+    objection = transpose_objection(shape, perm, bits, ctx.target) if ctx.target else None
+    if objection is not None:
+        squeezed, squeezed_perm = _without_unit_axes(shape, perm)
+        if transpose_objection(squeezed, squeezed_perm, bits, ctx.target) is not None:
+            ctx.refuse_for_vela(objection)
+        else:
+            # The same data movement without the size-1 axes: a 1-D convolution's [N, C, 1, L]
+            # with N > 1 is a 4-D transpose the Ethos-U55 cannot do, its [N, C, L] a 3-D one
+            # it does in one operation. The reshapes around it move no data.
+            flat = ctx.reshape(source, squeezed, dtype, f"{stem}_squeezed")
+            moved = ctx.builder.op(ts.Op.TRANSPOSE, [flat], permute_shape(squeezed, squeezed_perm), dtype,
+                                   attribute("Transpose", list(squeezed_perm)), stem)
+            return ctx.reshape(moved, out_shape, dtype, f"{stem}_unsqueezed")
     return ctx.builder.op(ts.Op.TRANSPOSE, [source], out_shape, dtype, attribute("Transpose", list(perm)), stem)
+
+
+def _without_unit_axes(shape: Sequence[int], perm: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``shape`` and ``perm`` with the axes of size 1 left out (the permutation renumbered)."""
+    kept = [axis for axis in range(len(shape)) if shape[axis] != 1]
+    position = {axis: index for index, axis in enumerate(kept)}
+    return [int(shape[axis]) for axis in kept], [position[axis] for axis in perm if axis in position]
 
 
 def relayout(ctx: LoweringContext, value: QTensor, shape: Sequence[int], stem: str) -> QTensor:

@@ -39,7 +39,7 @@ from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext, carries_no_computation, is_quantize, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.activation import value_key
-from kiln.backends.arm.tosa.ops.constant import ConstantEvaluator
+from kiln.passes.constant_values import ConstantEvaluator
 from kiln.backends.arm.tosa.values import QTensor
 
 aten = torch.ops.aten

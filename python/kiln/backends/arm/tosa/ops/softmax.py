@@ -15,6 +15,12 @@ with ``m = max(x)``:
 The result is within one output step of PyTorch's float softmax on the same int8 input
 (the 15-bit exponentials and the 29-bit reciprocal are exact to far below 1/256).
 log_softmax is not lowered.
+
+A mask that hides scores (``softmax(scores + mask)`` with a constant mask of 0 and -inf:
+causal attention, a padding pattern) is applied inside: hidden scores are lowered to the
+smallest code before the row maximum, and their exponentials are multiplied by 0 before
+the sum, so that each row is the softmax of its kept scores exactly as PyTorch computes it
+(the -inf itself has no integer code and never exists on the NPU).
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from kiln.backends.arm.tosa.ops.fixed_point import NORMALISED_BITS, RECIPROCAL_B
 from kiln.backends.arm.tosa.ops.rescale import emit_rescale
 from kiln.backends.arm.tosa.ops.reshape import transpose
 from kiln.backends.arm.tosa.values import canonical_perm, inverse, permute_shape
+from kiln.passes.safe_softmax import SoftmaxMask, applies_a_mask, softmax_mask
 
 aten = torch.ops.aten
 
@@ -60,6 +67,13 @@ def check_softmax(node: torch.fx.Node, compile_spec: Any, constants: Collection[
     return None
 
 
+def softmax_scores(node: torch.fx.Node, value: Any) -> tuple[Any, SoftmaxMask | None]:
+    """(the scores softmax ``node`` normalises, the constant mask it applies to them or None)."""
+    source = node.args[0]
+    mask = softmax_mask(source, value) if applies_a_mask(source) else None
+    return (source, None) if mask is None else (mask.scores, mask)
+
+
 def exp_tables(scale: float) -> tuple[np.ndarray, np.ndarray]:
     """(high byte, low byte - 128) of ``E(c) = round(32767 exp(scale (c - 127)))`` for every
     int8 code ``c``."""
@@ -73,7 +87,10 @@ def lower_softmax(ctx: LoweringContext, node: torch.fx.Node) -> None:
     reason = check_softmax(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
-    x = ctx.qtensor(node.args[0], node)
+    scores, mask = softmax_scores(node, ctx.constants.value)
+    if mask is not None and not mask.only_hides:
+        raise ctx.fail(node, "the mask added to its input holds values other than 0 and -inf")
+    x = ctx.qtensor(scores, node)
     if x.dtype != ts.DType.INT8:
         raise ctx.fail(node, "softmax is lowered for int8 inputs only")
     out = ctx.output_quant(node)
@@ -84,18 +101,25 @@ def lower_softmax(ctx: LoweringContext, node: torch.fx.Node) -> None:
     to_last = tuple(d for d in range(x.rank) if d != axis) + (axis,)
     rows = transpose(ctx, x.name, x.tosa_shape, to_last, x.dtype, f"{stem}_rows")
     rows_shape = permute_shape(x.tosa_shape, to_last)
+    keep = None
+    if mask is not None:  # the same axis order as the rows (size-1 axes broadcast)
+        keep = mask.keep.numpy().transpose(canonical_perm(x.rank)).transpose(to_last)
     result = emit_softmax_rows(ctx.builder, rows, rows_shape, x.scale, x.zero_point, out.scale, out.zero_point,
-                               out.dtype, stem)
+                               out.dtype, stem, keep)
     result = transpose(ctx, result, rows_shape, inverse(to_last), out.dtype, f"{stem}_back")
     ctx.finish(node, out, result, x.tosa_shape, out.dtype, out.scale, out.zero_point)
 
 
 def emit_softmax_rows(builder: TosaBuilder, x: str, shape: tuple[int, ...], scale: float, zero_point: int,
-                      out_scale: float, out_zero_point: int, out_dtype: ts.DType, stem: str) -> str:
-    """Softmax along the last axis of int8 tensor ``x``, quantized to the output's parameters."""
+                      out_scale: float, out_zero_point: int, out_dtype: ts.DType, stem: str,
+                      keep: np.ndarray | None = None) -> str:
+    """Softmax along the last axis of int8 tensor ``x``, quantized to the output's parameters;
+    only over the elements where ``keep`` (bool, broadcastable to ``shape``) is True if given."""
     axis = len(shape) - 1
     row_shape = (*shape[:-1], 1)
     fp = FixedPoint(builder, stem)
+    if keep is not None:
+        x = _lowest_where_hidden(builder, fp, x, shape, keep, stem)
 
     # 1. x - max + 127 as an int8 code.
     row_max = builder.op(ts.Op.REDUCE_MAX, [x], row_shape, ts.DType.INT8,
@@ -119,6 +143,9 @@ def emit_softmax_rows(builder: TosaBuilder, x: str, shape: tuple[int, ...], scal
     low32 = Int32(emit_rescale(builder, low, shape, ts.DType.INT8, ts.DType.INT32, 1.0, -128, 0,
                                f"{stem}_lo32"), shape)
     exponential = fp.add(high32, low32, "exp")
+    if keep is not None:  # hidden scores weigh nothing
+        kept = Int32(builder.const(keep.astype(np.int32), f"{stem}_keep"), keep.shape)
+        exponential = fp.mul(exponential, kept, 0, "exp_kept")
     total = fp.reduce_sum(exponential, axis, "sum")
 
     # 3. E / S in Q23. With S << k normalised and R = 2**60 / (S << k), E * R >> 15 (E < 2**15,
@@ -131,3 +158,13 @@ def emit_softmax_rows(builder: TosaBuilder, x: str, shape: tuple[int, ...], scal
     result = fp.shift_right(scaled, shift, "result")
     return emit_rescale(builder, result.name, shape, ts.DType.INT32, out_dtype, 2.0 ** -RESULT_BITS / out_scale,
                         0, out_zero_point, f"{stem}_out")
+
+
+def _lowest_where_hidden(builder: TosaBuilder, fp: FixedPoint, x: str, shape: tuple[int, ...], keep: np.ndarray,
+                         stem: str) -> str:
+    """``x`` with the hidden elements at -128, so that a row's maximum is that of its kept
+    scores (a hidden score above them would push their exponentials towards 0)."""
+    codes = Int32(emit_rescale(builder, x, shape, ts.DType.INT8, ts.DType.INT32, 1.0, 0, 0, f"{stem}_codes"), shape)
+    drop = Int32(builder.const((keep.astype(np.int32) - 1) * 256, f"{stem}_drop"), keep.shape)
+    lowered = fp.add(codes, drop, "hidden_low")  # hidden codes end below -128: the RESCALE saturates them
+    return emit_rescale(builder, lowered.name, shape, ts.DType.INT32, ts.DType.INT8, 1.0, 0, 0, f"{stem}_masked")
