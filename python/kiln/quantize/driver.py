@@ -23,7 +23,7 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, 
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln import ExportError, KilnError
-from kiln.export.edge import normalize_inputs
+from kiln.export.edge import normalize_inputs, torch_export
 from kiln.passes.as_strided import rewrite_as_strided
 from kiln.quantize.progress import track
 
@@ -51,12 +51,9 @@ def _export_module(model: torch.nn.Module, inputs: tuple[Any, ...], what: str) -
     """torch.export, then the graph as a module PT2E can annotate."""
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-            exported = torch.export.export(model, inputs, strict=False)
-    except Exception as error:  # torch raises many unrelated types here
-        raise ExportError(f"torch.export failed for {type(model).__name__} ({what}): {_describe(error)}") from error
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+        exported = torch_export(model, inputs, what=what)
     # torch 2.13's input guards would reject PT2E's call_module observers.
     module = exported.module(check_guards=False)
     module.meta[_EXAMPLE_INPUTS_KEY] = inputs
