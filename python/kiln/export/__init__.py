@@ -39,6 +39,7 @@ from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.passes.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
+from kiln.passes.quantization_parameters import check_program_scales
 from kiln.passes.value_checks import drop_value_checks
 from kiln.program import Program
 from kiln.serialize import emit_program
@@ -92,9 +93,11 @@ def to_edge_program(model_or_program: Any, example_inputs: Any, dynamic_shapes: 
     (:func:`kiln.passes.as_strided.rewrite_as_strided`), and torch.export's checks on values
     read from tensors go with the reads that feed only them
     (:func:`kiln.passes.value_checks.drop_value_checks`); in place for an ExportedProgram
-    already in core ATen: the graph computes the same."""
+    already in core ATen: the graph computes the same. A quantization scale the program
+    could not run with fails here (:func:`kiln.passes.quantization_parameters.check_program_scales`)."""
     edge = _to_core_aten(model_or_program, example_inputs, dynamic_shapes)
     drop_value_checks(edge)
+    check_program_scales(edge)
     return edge
 
 

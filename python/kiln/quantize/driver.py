@@ -25,6 +25,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 from kiln import ExportError, KilnError
 from kiln.export.edge import normalize_inputs, torch_export
 from kiln.passes.as_strided import rewrite_as_strided
+from kiln.passes.quantization_parameters import check_calibrated_ranges
 from kiln.quantize.progress import track
 
 logger = logging.getLogger("kiln.quantize")
@@ -165,6 +166,7 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
         raise QuantizationError("convert() needs example_inputs: the module was not prepared by kiln.quantize")
     if _has_training_behaviour(prepared.graph):
         move_exported_model_to_eval(prepared)
+    check_calibrated_ranges(prepared)
     try:
         with _fold_only_present_convolutions():
             converted = convert_pt2e(prepared, fold_quantize=True)
