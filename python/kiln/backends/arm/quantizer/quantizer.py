@@ -22,6 +22,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
 from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.backends.arm.quantizer.infinities import leave_infinities_float
 from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
 
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ class EthosUQuantizer(Quantizer):
         GraphAnnotator(self.config_for).annotate(graph)
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
-        return model
+        return leave_infinities_float(model)  # an infinity has no integer code
 
     def validate(self, model: GraphModule) -> None:
         """Nothing to reject: ops the Ethos-U cannot run are the partitioner's business."""
