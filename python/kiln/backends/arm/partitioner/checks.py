@@ -296,7 +296,7 @@ ReductionCheck = _Check(
     "reduction limits", frozenset({"aten::mean.dim", "aten::sum.dim_IntList", "aten::amax", "aten::amin"}),
     _reduction_rule,
 )
-SoftmaxCheck = _Check("softmax limits", frozenset({"aten::_softmax"}), _softmax_rule)
+SoftmaxCheck = _Check("softmax limits", frozenset({"aten::_softmax", "aten::_log_softmax"}), _softmax_rule)
 # Bilinear upsampling's limits differ (2x only on U55/U65, as nearest 2x and a filter): the
 # lowering's own check (tosa/ops/resize.py) gives its reason.
 ResizeCheck = _Check("resize limits", frozenset({"aten::upsample_nearest2d.vec"}), _resize_rule)
