@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, Protocol
 
 import torch
 
+from kiln.backends.arm.partitioner.batch import folds_batch
 from kiln.backends.arm.partitioner.op_support import U85, family_of, support_for
 from kiln.passes.delegation import is_dequantize, operator_name
 
@@ -156,7 +157,8 @@ class OperatorSetCheck:
 
 class TensorShapeCheck:
     """Every dimension in [1, 65535]; rank <= 4 (<= 6 for element-wise ops); batch 1
-    for the 4-D feature maps of MAC, pooling and table operators."""
+    for the 4-D feature maps of MAC, pooling and table operators, unless the lowering folds
+    the batch into another dimension (:mod:`kiln.backends.arm.partitioner.batch`)."""
 
     name = "tensor shape"
 
@@ -171,8 +173,9 @@ class TensorShapeCheck:
             limit = MAX_RANK_ELEMENTWISE if kind == "elementwise" else MAX_RANK
             if len(shape) > limit:
                 return f"tensor '{name}' has rank {len(shape)}; {operator_name(node)} supports rank <= {limit}"
-            if kind == "compute" and len(shape) == 4 and shape[0] != 1:
-                return f"tensor '{name}' has batch {shape[0]}; the NPU needs batch 1 for {operator_name(node)}"
+            if kind == "compute" and len(shape) == 4 and shape[0] != 1 and not folds_batch(node):
+                return (f"tensor '{name}' has batch {shape[0]}; the NPU needs batch 1 for {operator_name(node)}, "
+                        "and its lowering cannot fold the batch into another dimension")
         return None
 
 
