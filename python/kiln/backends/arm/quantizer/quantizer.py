@@ -22,6 +22,7 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
 from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.backends.arm.quantizer.glu import write_out_glu
 from kiln.backends.arm.quantizer.infinities import leave_infinities_float
 from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
 
@@ -105,8 +106,9 @@ class EthosUQuantizer(Quantizer):
 
     # ------------------------------------------------------------------ Quantizer API
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        """GRU/LSTM layers become their cells' operators, unrolled over time (see recurrent.py)."""
-        return unroll_recurrent_layers(model)
+        """GRU/LSTM layers become their cells' operators, unrolled over time (see recurrent.py),
+        and GLUs their halves, sigmoid and product (glu.py)."""
+        return write_out_glu(unroll_recurrent_layers(model))
 
     def annotate(self, model: GraphModule) -> GraphModule:
         graph = model.graph
