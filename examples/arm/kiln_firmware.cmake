@@ -14,6 +14,9 @@
 #                                     (semihosting)
 #     [BUNDLE_RTOL x] [BUNDLE_ATOL y] tolerance of the test cases when PTE is a bundled
 #                                     program (.bpte; default 1e-5, 1e-8)
+#     [FILL_PLANNED byte]             fill the planned buffers with this byte before the
+#                                     method loads (what silicon's uninitialized RAM may
+#                                     hold; QEMU starts RAM at zero)
 #     [DEPENDS <target or file> ...])     what produces the files, if they are built
 #
 # Kernels: with SELECTIVE, a library <target>_kernels generated from the program
@@ -42,7 +45,7 @@ endfunction()
 
 function(kiln_add_firmware)
   cmake_parse_arguments(FW "ETHOS_U;SELECTIVE;DTYPE_SELECTIVE"
-                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL"
+                        "NAME;PTE;MEMORY_HEADER;ETDUMP;ETDUMP_BYTES;BUNDLE_RTOL;BUNDLE_ATOL;FILL_PLANNED"
                         "INPUTS;EXPECTED_OUTPUTS;DEPENDS" ${ARGN})
   if(NOT FW_NAME OR NOT FW_PTE OR NOT FW_MEMORY_HEADER)
     message(FATAL_ERROR "kiln_add_firmware needs NAME, PTE and MEMORY_HEADER")
@@ -176,6 +179,12 @@ kiln_embedded_firmware_name:
   endif()
   if(FW_BUNDLE_ATOL)
     target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_BUNDLE_ATOL=${FW_BUNDLE_ATOL}")
+  endif()
+  if(NOT "${FW_FILL_PLANNED}" STREQUAL "")
+    if(NOT FW_FILL_PLANNED MATCHES "^[0-9]+$" OR FW_FILL_PLANNED GREATER 255)
+      message(FATAL_ERROR "kiln_add_firmware(${FW_NAME}): FILL_PLANNED is a byte, 0 to 255 (got '${FW_FILL_PLANNED}')")
+    endif()
+    target_compile_definitions(${FW_NAME} PRIVATE "KILN_FIRMWARE_FILL_PLANNED=${FW_FILL_PLANNED}")
   endif()
   set_target_properties(${FW_NAME} PROPERTIES SUFFIX ".elf")
   target_compile_definitions(${FW_NAME} PRIVATE "KILN_MEMORY_HEADER=\"${FW_MEMORY_HEADER}\"")

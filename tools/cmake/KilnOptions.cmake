@@ -61,6 +61,7 @@ kiln_string_option(KILN_FIRMWARE_ETDUMP "Host path where 'kiln_firmware' writes 
 kiln_string_option(KILN_FIRMWARE_ETDUMP_BYTES "Memory (DDR) the firmware's ETDump records into" "262144")
 kiln_string_option(KILN_FIRMWARE_BUNDLE_RTOL "Relative tolerance of a bundled program's test cases (empty: 1e-5)" "")
 kiln_string_option(KILN_FIRMWARE_BUNDLE_ATOL "Absolute tolerance of a bundled program's test cases (empty: 1e-8)" "")
+kiln_string_option(KILN_FIRMWARE_FILL_PLANNED "A byte (0-255) 'kiln_firmware' fills its planned buffers with before loading the method, to show that no output depends on memory the program did not write (empty: left as they are)" "")
 kiln_option(KILN_FIRMWARE_SELECTIVE "Link 'kiln_firmware' with only its program's kernels (selective build)" OFF)
 kiln_option(KILN_FIRMWARE_DTYPE_SELECTIVE "With KILN_FIRMWARE_SELECTIVE: compile them for only the program's dtypes" OFF)
 

@@ -1,5 +1,6 @@
 // Compiled per firmware (kiln_add_firmware) with KILN_FIRMWARE_ETDUMP_PATH,
-// KILN_FIRMWARE_ETDUMP_BYTES, KILN_FIRMWARE_BUNDLE_RTOL and KILN_FIRMWARE_BUNDLE_ATOL.
+// KILN_FIRMWARE_ETDUMP_BYTES, KILN_FIRMWARE_BUNDLE_RTOL, KILN_FIRMWARE_BUNDLE_ATOL and
+// KILN_FIRMWARE_FILL_PLANNED.
 #include "examples/arm/executor_runner/firmware_options.h"
 
 #ifndef KILN_FIRMWARE_ETDUMP_PATH
@@ -13,6 +14,9 @@
 #endif
 #ifndef KILN_FIRMWARE_BUNDLE_ATOL
 #define KILN_FIRMWARE_BUNDLE_ATOL 1e-8
+#endif
+#ifndef KILN_FIRMWARE_FILL_PLANNED
+#define KILN_FIRMWARE_FILL_PLANNED -1
 #endif
 
 namespace kiln::firmware {
@@ -30,6 +34,7 @@ const FirmwareOptions& firmware_options() {
       Span<uint8_t>(etdump_memory, KILN_FIRMWARE_ETDUMP_BYTES),
       KILN_FIRMWARE_BUNDLE_RTOL,
       KILN_FIRMWARE_BUNDLE_ATOL,
+      KILN_FIRMWARE_FILL_PLANNED,
   };
   return options;
 }

@@ -19,6 +19,9 @@ struct FirmwareOptions {
   /// A bundled test case passes when every |actual - expected| <= atol + rtol * |expected|.
   double bundle_rtol;
   double bundle_atol;
+  /// A byte the planned buffers are filled with before the method loads, or -1 to leave
+  /// them as they are (QEMU's RAM starts at zero; silicon's may hold anything).
+  int fill_planned;
 };
 
 const FirmwareOptions& firmware_options();

@@ -10,6 +10,7 @@
 // kernels and backends are registered explicitly below (backend_registration.h).
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <new>
 
 #include "examples/arm/executor_runner/bundled_io.h"
@@ -200,6 +201,13 @@ int run() {
       return fail(Error::MemoryAllocationFailed, "checking the memory pools");
     }
     planned_spans[i] = {pools.planned[i].data, static_cast<size_t>(*size)};
+    if (firmware_options().fill_planned >= 0) {
+      std::memset(planned_spans[i].data(), firmware_options().fill_planned, planned_spans[i].size());
+    }
+  }
+  if (firmware_options().fill_planned >= 0) {
+    board_printf("I [runner] planned buffers filled with 0x%02x before the method loads\n",
+                 static_cast<unsigned>(firmware_options().fill_planned));
   }
   print_pool("temp allocator", pools.temp_allocator);
   if (pools.npu_scratch_bytes > 0) {

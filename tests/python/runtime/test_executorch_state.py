@@ -1,7 +1,8 @@
 """State the program gives no initial value, as ExecuTorch 1.5.1's exporter writes it by
 default (without its InitializedMutableBufferPass the mutable buffer is planned memory
-with no data). ExecuTorch's runtime starts such state at zero; Kiln's runtime (Python and
-kiln-run) must do the same at every load, whatever the planned memory held before.
+with no data). ExecuTorch's runtime starts such state at zero; Kiln's runtime (Python,
+kiln-run and the Cortex-M55 firmware) must do the same at every load, whatever the planned
+memory held before.
 
 ExecuTorch exports the program and runs it in one subprocess: its outputs are the
 reference, and eager PyTorch with the buffer starting at zero says what they mean.
@@ -9,6 +10,7 @@ reference, and eager PyTorch with the buffer starting at zero says what they mea
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,3 +121,30 @@ def test_kiln_run_matches_executorch(
     want = reference.repeated[iterations]
     assert not isinstance(want[-1], str), f"ExecuTorch failed: {want[-1]}"
     assert_close(torch.from_numpy(np.load(tmp_path / "out" / "output_0.npy")), want[-1][0], "kiln-run")
+
+
+def test_firmware_matches_executorch_in_stale_memory(reference: Reference, tmp_path: Path) -> None:
+    """The firmware (Cortex-M55 in QEMU) fills its planned buffers with 0x41 (12.06 as a
+    float) before the method loads (QEMU's RAM starts at zero, a device's need not), then
+    runs both calls as the test cases of a bundled program whose expected outputs are
+    ExecuTorch's."""
+    from kiln.deploy.firmware import build_firmware, locate_sources
+    from kiln.deploy.prepare import PreparedProgram
+    from kiln.deploy.qemu import run_firmware
+    from kiln.devtools import TestCase, bundle
+    from kiln.memory.manifest import manifest_paths, write_manifest
+
+    want = reference.loads[0]
+    assert not any(isinstance(outputs, str) for outputs in want), want
+    cases = [TestCase([call.inputs[0].numpy()], [np.asarray(outputs[0])]) for call, outputs in zip(CALLS, want)]
+    bundled = bundle(reference.program, cases).save(tmp_path / "state.bpte")
+    # The manifest describes the program inside the bundle (the runner checks its size).
+    manifest = write_manifest(reference.program, tmp_path, inputs=[X.numpy()])
+    json_path, header_path = manifest_paths(reference.program, tmp_path)
+    prepared = PreparedProgram("state", bundled, manifest, json_path, header_path, [], [])
+    elf = build_firmware(prepared, tmp_path / "firmware", locate_sources(), tmp_path / "build.log", selective=True,
+                         cmake_args=["-DKILN_FIRMWARE_FILL_PLANNED=65", "-DKILN_FIRMWARE_BUNDLE_RTOL=1e-6",
+                                     "-DKILN_FIRMWARE_BUNDLE_ATOL=1e-6"])
+    run = run_firmware(elf, timeout=300)
+    assert "planned buffers filled with 0x41" in run.output, run.output[-3000:]
+    assert run.exit_code == 0 and "Test_result: PASS (2 test case(s))" in run.output, run.output[-3000:]
