@@ -54,6 +54,11 @@ class EthosUQuantizer(Quantizer):
     which target the annotations were made for.
     """
 
+    #: Averages (pools, means) keep their input's qparams. The Ethos-U lowering gives them
+    #: their own finer step (patterns.AVERAGE); backends whose average kernels need the
+    #: input's qparams (Cortex-M, XNNPACK) set this.
+    shared_averages = False
+
     def __init__(self, compile_spec: EthosUCompileSpec | None = None, *,
                  is_qat: bool = False) -> None:
         super().__init__()
@@ -114,7 +119,7 @@ class EthosUQuantizer(Quantizer):
         graph = model.graph
         if self.io_config is not None:
             annotate_inputs(graph, self.io_config)
-        GraphAnnotator(self.config_for).annotate(graph)
+        GraphAnnotator(self.config_for, shared_averages=self.shared_averages).annotate(graph)
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
         return leave_infinities_float(model)  # an infinity has no integer code
