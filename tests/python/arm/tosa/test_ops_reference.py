@@ -135,3 +135,14 @@ def test_graph_is_tosa_1_0_final(lowered_case, tmp_path) -> None:
     reader = ts.TosaSerializer()
     assert reader.loadTosaFlatbuffer(str(path))
     assert reader.getGraphTosaVersion().to_string() == "1.0.0"
+
+
+@pytest.mark.parametrize("name", ["adaptive_avg_pool", "mean_hw", "global_pool_flatten"])
+def test_averages_with_a_finer_output_step_round_once(name: str, lowered_case) -> None:
+    """Odd window counts have no rounding ties: summed exactly and rounded once, these averages
+    equal quantized PyTorch everywhere (averaging in int16 first and rescaling after put 3% of
+    the adaptive pool's outputs one step off)."""
+    case, ints, _, subgraph = lowered_case(name)
+    assert "AVG_POOL2D" not in subgraph.op_counts
+    (result,) = subgraph.run_reference([x.numpy() for x in ints])
+    np.testing.assert_array_equal(result, case(*ints).numpy())
