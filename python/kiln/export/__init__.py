@@ -32,13 +32,15 @@ from torch.export import ExportedProgram
 from kiln import ExportError
 from kiln.devtools.debug_info import DebugInfo, record_method
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
-from kiln.export.edge import export_to_edge, normalize_inputs
+from kiln.export.edge import TorchExportError, export_to_edge, normalize_inputs
 from kiln.export.methods import MethodSource, method_sources
 from kiln.memory import plan_memory
 from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.passes.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
+from kiln.passes.quantization_parameters import check_program_scales
+from kiln.passes.value_checks import drop_value_checks
 from kiln.program import Program
 from kiln.serialize import emit_program
 
@@ -88,8 +90,18 @@ def to_edge_program(model_or_program: Any, example_inputs: Any, dynamic_shapes: 
     """Stage 1: a core-ATen ExportedProgram from a module or an ExportedProgram.
 
     Its ``as_strided`` calls become views or copies of row-major tensors
-    (:func:`kiln.passes.as_strided.rewrite_as_strided`; in place for an ExportedProgram
-    already in core ATen: the graph computes the same)."""
+    (:func:`kiln.passes.as_strided.rewrite_as_strided`), and torch.export's checks on values
+    read from tensors go with the reads that feed only them
+    (:func:`kiln.passes.value_checks.drop_value_checks`); in place for an ExportedProgram
+    already in core ATen: the graph computes the same. A quantization scale the program
+    could not run with fails here (:func:`kiln.passes.quantization_parameters.check_program_scales`)."""
+    edge = _to_core_aten(model_or_program, example_inputs, dynamic_shapes)
+    drop_value_checks(edge)
+    check_program_scales(edge)
+    return edge
+
+
+def _to_core_aten(model_or_program: Any, example_inputs: Any, dynamic_shapes: Any) -> ExportedProgram:
     if isinstance(model_or_program, ExportedProgram):
         if dynamic_shapes is not None:
             raise ExportError("dynamic_shapes apply to a module; an ExportedProgram has its own already")
@@ -232,6 +244,7 @@ __all__ = [
     "CompileReport",
     "DelegateInfo",
     "MethodSource",
+    "TorchExportError",
     "method_sources",
     "delegate_partitions",
     "export",

@@ -6,7 +6,10 @@ graph (e.g. Ethos-U) start from its result.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import logging
+import sys
 import warnings
 from typing import Any
 
@@ -42,11 +45,55 @@ def _behaves_differently_in_training(model: torch.nn.Module) -> bool:
     return any(m.training and isinstance(m, training_sensitive) for m in model.modules())
 
 
-def _describe(error: BaseException) -> str:
+def _describe(error: BaseException, limit: int = _MAX_CAUSE_CHARS) -> str:
     text = str(error).strip() or type(error).__name__
-    if len(text) > _MAX_CAUSE_CHARS:
-        text = text[:_MAX_CAUSE_CHARS] + " ..."
+    if len(text) > limit:
+        text = text[:limit] + " ..."
     return f"{type(error).__name__}: {text}"
+
+
+class TorchExportError(ExportError):
+    """torch.export failed for a model both ways Kiln tries it.
+
+    Kiln exports non-strict first (it traces the Python code as it runs: fast, and it takes
+    most models), then strict (TorchDynamo: it captures code that reads a tensor's value
+    into a Python int, such as ``int(lengths.max())``, which non-strict tracing cannot
+    specialise). The message gives both of torch's reasons.
+
+    Attributes:
+        non_strict: torch's reason for the non-strict export.
+        strict: torch's reason for the strict export.
+    """
+
+    def __init__(self, model_name: str, what: str, non_strict: str, strict: str) -> None:
+        context = f" ({what})" if what else ""
+        super().__init__(f"torch.export failed for {model_name}{context}, non-strict: {non_strict}; "
+                         f"strict (TorchDynamo): {strict}")
+        self.non_strict = non_strict
+        self.strict = strict
+
+
+def torch_export(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes: Any = None, *,
+                 what: str = "") -> ExportedProgram:
+    """``torch.export.export(model, inputs)``: non-strict, and strict where non-strict fails
+    (see :class:`TorchExportError`, raised when both fail; ``what`` says what the export is
+    for in its message)."""
+    printed = io.StringIO()
+    try:
+        # torch prints the partial graph when a non-strict trace fails: only the reason matters.
+        with contextlib.redirect_stdout(printed):
+            exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
+        sys.stdout.write(printed.getvalue())  # the model's own prints
+        return exported
+    except Exception as error:  # torch raises many unrelated types here
+        non_strict = error
+    try:
+        exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=True)
+    except Exception as error:
+        raise TorchExportError(type(model).__name__, what, _describe(non_strict), _describe(error)) from error
+    logger.info("exported %s with TorchDynamo (strict): the non-strict export failed: %s",
+                type(model).__name__, _describe(non_strict, 300))
+    return exported
 
 
 def export_to_edge(model: torch.nn.Module, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
@@ -65,8 +112,9 @@ def export_to_edge(model: torch.nn.Module, example_inputs: Any, dynamic_shapes: 
         The core-ATen :class:`~torch.export.ExportedProgram`.
 
     Raises:
-        ExportError: ``model`` is not a module, or torch.export or the
-            decomposition failed (torch's reason is in the message and ``__cause__``).
+        ExportError: ``model`` is not a module, or the decomposition failed (torch's
+            reason is in the message and ``__cause__``); :class:`TorchExportError`:
+            torch.export failed both non-strict and strict.
     """
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"model must be a torch.nn.Module, got {type(model).__name__}")
@@ -85,10 +133,7 @@ def export_to_edge(model: torch.nn.Module, example_inputs: Any, dynamic_shapes: 
 
 def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes: Any) -> ExportedProgram:
     model_name = type(model).__name__
-    try:
-        exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
-    except Exception as error:  # torch raises many unrelated types here
-        raise ExportError(f"torch.export failed for {model_name}: {_describe(error)}") from error
+    exported = torch_export(model, inputs, dynamic_shapes)
     try:
         edge = exported.run_decompositions()
     except Exception as error:

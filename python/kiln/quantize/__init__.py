@@ -19,6 +19,7 @@ import sys
 import types
 from typing import Any
 
+from kiln.passes.quantization_parameters import QuantizationScaleError
 from kiln.quantize.driver import (
     QuantizationError,
     calibrate,
@@ -38,4 +39,4 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["QuantizationError", "calibrate", "convert", "prepare", "prepare_qat", "quantize"]
+__all__ = ["QuantizationError", "QuantizationScaleError", "calibrate", "convert", "prepare", "prepare_qat", "quantize"]

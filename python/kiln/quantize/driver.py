@@ -23,8 +23,9 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, 
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln import ExportError, KilnError
-from kiln.export.edge import normalize_inputs
+from kiln.export.edge import normalize_inputs, torch_export
 from kiln.passes.as_strided import rewrite_as_strided
+from kiln.passes.quantization_parameters import check_calibrated_ranges
 from kiln.passes.safe_softmax import fold_safe_softmax_guards
 from kiln.quantize.progress import track
 
@@ -52,12 +53,9 @@ def _export_module(model: torch.nn.Module, inputs: tuple[Any, ...], what: str) -
     """torch.export, then the graph as a module PT2E can annotate."""
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"model must be a torch.nn.Module, got {type(model).__name__}")
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-            exported = torch.export.export(model, inputs, strict=False)
-    except Exception as error:  # torch raises many unrelated types here
-        raise ExportError(f"torch.export failed for {type(model).__name__} ({what}): {_describe(error)}") from error
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
+        exported = torch_export(model, inputs, what=what)
     # torch 2.13's input guards would reject PT2E's call_module observers.
     module = exported.module(check_guards=False)
     module.meta[_EXAMPLE_INPUTS_KEY] = inputs
@@ -169,6 +167,7 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
         raise QuantizationError("convert() needs example_inputs: the module was not prepared by kiln.quantize")
     if _has_training_behaviour(prepared.graph):
         move_exported_model_to_eval(prepared)
+    check_calibrated_ranges(prepared)
     try:
         with _fold_only_present_convolutions():
             converted = convert_pt2e(prepared, fold_quantize=True)

@@ -87,6 +87,8 @@ class CortexMQuantizer(EthosUQuantizer):
     (cortex-m4, -m7, -m33, -m55 or -m85: the same integers on each, faster with DSP or
     Helium)."""
 
+    shared_averages = True  # its average-pool kernels work at the input's qparams
+
     def __init__(self, target: str = DEFAULT_CORTEX_M_TARGET, *, is_qat: bool = False) -> None:
         super().__init__(None, is_qat=is_qat)
         self.target = check_cortex_m_target(target)

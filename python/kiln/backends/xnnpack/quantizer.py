@@ -23,5 +23,7 @@ class XnnpackQuantizer(EthosUQuantizer):
     """Annotates a model for XNNPACK's int8 operators (``set_global``, ``set_module_type``,
     ``set_module_name`` and ``set_io`` work as on :class:`kiln.backends.arm.EthosUQuantizer`)."""
 
+    shared_averages = True  # its average-pool kernels work at the input's qparams
+
     def __init__(self, *, is_qat: bool = False) -> None:
         super().__init__(None, is_qat=is_qat)

@@ -24,7 +24,7 @@ ET_READER = Path(__file__).with_name("executorch_read_delegates.py")
 
 @pytest.fixture(scope="module")
 def delegated(cycle_program):
-    """Two delegates (relu, then add) with a CPU log_softmax between them."""
+    """Two delegates (relu, then add) with a CPU cumsum between them."""
     spec = EthosUCompileSpec(TARGET)
     program = kiln.export(cycle_program, partitioner=EthosUPartitioner(spec))
     return spec, program, program.to_bytes()

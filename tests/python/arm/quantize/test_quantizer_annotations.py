@@ -183,3 +183,31 @@ def test_batch_norm_is_folded_and_hardswish_kept_whole() -> None:
     folded = model.conv.weight * folded_scale.reshape(-1, 1, 1, 1)
     weight_scale = qdq.constant(program, conv.args[1].args[1])
     torch.testing.assert_close(weight_scale.float() * 127, folded.detach().abs().amax(dim=(1, 2, 3)))
+
+
+class SqueezeExcite(nn.Module):
+    """A squeeze-excite gate: its channel means feed small fully connected layers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.reduce = nn.Conv2d(8, 4, 1)
+        self.expand = nn.Conv2d(4, 8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv(x))
+        gate = torch.sigmoid(self.expand(torch.relu(self.reduce(y.mean(dim=(2, 3), keepdim=True)))))
+        return y * gate
+
+
+def test_averages_get_their_own_step_on_the_ethos_u_and_share_it_on_the_cpu_backends() -> None:
+    from kiln.backends.cortex_m import CortexMQuantizer
+
+    torch.manual_seed(0)
+    model = SqueezeExcite().eval()
+    ethos_u = qdq.nodes(_quantize(model, EthosUQuantizer(EthosUCompileSpec("ethos-u55-128"))), aten.mean.dim)[0]
+    # A mean's range is narrower than its input's: its own observer gives a finer step.
+    assert qdq.output_qparams(ethos_u)[0] < qdq.input_qparams(ethos_u)[0]
+    # CMSIS-NN's average pool works at its input's qparams.
+    cortex_m = qdq.nodes(_quantize(model, CortexMQuantizer()), aten.mean.dim)[0]
+    assert qdq.output_qparams(cortex_m) == qdq.input_qparams(cortex_m)

@@ -41,16 +41,16 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "tanh": ({"TABLE"}, 0),
     "hardswish": ({"TABLE"}, 0),
     "max_pool": ({"MAX_POOL2D"}, 1),
-    "avg_pool": ({"AVG_POOL2D", "RESCALE"}, 1),
-    "avg_pool_padded": ({"PAD", "AVG_POOL2D", "RESCALE"}, 1),
-    "mean_hw": ({"AVG_POOL2D", "RESCALE"}, 1),
-    "global_pool_flatten": ({"AVG_POOL2D", "RESHAPE"}, 1),
+    "avg_pool": ({"DEPTHWISE_CONV2D", "RESCALE"}, 1),  # finer output step: exact window sums
+    "avg_pool_padded": ({"PAD", "DEPTHWISE_CONV2D", "RESCALE"}, 1),
+    "mean_hw": ({"DEPTHWISE_CONV2D", "RESCALE"}, 1),
+    "global_pool_flatten": ({"DEPTHWISE_CONV2D", "RESHAPE"}, 1),
     "concat": ({"CONCAT"}, 1),
     "flatten": ({"TRANSPOSE", "RESHAPE"}, 0),
     "permute": ({"TRANSPOSE"}, 0),
     "view_rank3": ({"TRANSPOSE", "RESHAPE"}, 0),
     "as_strided_reshape": ({"TRANSPOSE", "RESHAPE"}, 0),
-    "global_pool_restrided": ({"AVG_POOL2D", "RESHAPE"}, 1),
+    "global_pool_restrided": ({"DEPTHWISE_CONV2D", "RESHAPE"}, 1),
     "pad": ({"PAD"}, 0),
     "upsample_nearest": ({"RESIZE"}, 0),
     "upsample_nearest_4x": ({"RESIZE"}, 0),
@@ -62,10 +62,13 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "mm": ({"MATMUL", "RESCALE"}, 1),
     "expand_to_own_shape": ({"RESCALE"}, 1),
     "unsqueeze_squeeze": ({"RESHAPE"}, 0),
-    "adaptive_avg_pool": ({"AVG_POOL2D", "RESCALE"}, 1),
+    "adaptive_avg_pool": ({"DEPTHWISE_CONV2D", "RESCALE"}, 1),  # exact window sums, one rounding
     "softmax": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ", "MUL", "ARITHMETIC_RIGHT_SHIFT"}, 1),
     "softmax_attention_scores": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ"}, 1),
     "softmax_channels": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ"}, 1),
+    "log_softmax": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ", "MUL", "SUB"}, 1),
+    "log_softmax_classes": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ", "MUL", "SUB"}, 1),
+    "log_softmax_batch": ({"REDUCE_MAX", "TABLE", "REDUCE_SUM", "CLZ", "MUL", "SUB"}, 1),
     "conv1d": ({"CONV2D", "RESCALE"}, 1),
     "conv1d_depthwise_stride2": ({"DEPTHWISE_CONV2D", "RESCALE"}, 1),
     "conv1d_dilated_1x1": ({"CONV2D", "RESCALE"}, 1),
@@ -74,7 +77,7 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "conv_transpose_output_padding": ({"TRANSPOSE_CONV2D", "RESCALE"}, 1),
     "conv_transpose1d": ({"TRANSPOSE_CONV2D", "RESCALE"}, 1),
     "max_pool1d": ({"MAX_POOL2D"}, 0),
-    "avg_pool1d": ({"AVG_POOL2D"}, 1),
+    "avg_pool1d": ({"DEPTHWISE_CONV2D"}, 1),
     "mean_last_dim": ({"REDUCE_SUM", "RESCALE"}, 1),
     "mean_channels_keepdim": ({"REDUCE_SUM", "RESCALE"}, 1),
     "mean_height": ({"TRANSPOSE", "REDUCE_SUM", "RESCALE"}, 1),
@@ -132,3 +135,14 @@ def test_graph_is_tosa_1_0_final(lowered_case, tmp_path) -> None:
     reader = ts.TosaSerializer()
     assert reader.loadTosaFlatbuffer(str(path))
     assert reader.getGraphTosaVersion().to_string() == "1.0.0"
+
+
+@pytest.mark.parametrize("name", ["adaptive_avg_pool", "mean_hw", "global_pool_flatten"])
+def test_averages_with_a_finer_output_step_round_once(name: str, lowered_case) -> None:
+    """Odd window counts have no rounding ties: summed exactly and rounded once, these averages
+    equal quantized PyTorch everywhere (averaging in int16 first and rescaling after put 3% of
+    the adaptive pool's outputs one step off)."""
+    case, ints, _, subgraph = lowered_case(name)
+    assert "AVG_POOL2D" not in subgraph.op_counts
+    (result,) = subgraph.run_reference([x.numpy() for x in ints])
+    np.testing.assert_array_equal(result, case(*ints).numpy())

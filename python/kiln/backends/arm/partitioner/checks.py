@@ -19,6 +19,7 @@ from typing import Any, Callable, Optional, Protocol
 
 import torch
 
+from kiln.backends.arm.partitioner.batch import folds_batch
 from kiln.backends.arm.partitioner.op_support import U85, family_of, support_for
 from kiln.passes.constant_values import ConstantEvaluator
 from kiln.passes.delegation import is_dequantize, operator_name
@@ -158,7 +159,8 @@ class OperatorSetCheck:
 
 class TensorShapeCheck:
     """Every dimension in [1, 65535]; rank <= 4 (<= 6 for element-wise ops); batch 1
-    for the 4-D feature maps of MAC, pooling and table operators."""
+    for the 4-D feature maps of MAC, pooling and table operators, unless the lowering folds
+    the batch into another dimension (:mod:`kiln.backends.arm.partitioner.batch`)."""
 
     name = "tensor shape"
 
@@ -173,8 +175,9 @@ class TensorShapeCheck:
             limit = MAX_RANK_ELEMENTWISE if kind == "elementwise" else MAX_RANK
             if len(shape) > limit:
                 return f"tensor '{name}' has rank {len(shape)}; {operator_name(node)} supports rank <= {limit}"
-            if kind == "compute" and len(shape) == 4 and shape[0] != 1:
-                return f"tensor '{name}' has batch {shape[0]}; the NPU needs batch 1 for {operator_name(node)}"
+            if kind == "compute" and len(shape) == 4 and shape[0] != 1 and not folds_batch(node):
+                return (f"tensor '{name}' has batch {shape[0]}; the NPU needs batch 1 for {operator_name(node)}, "
+                        "and its lowering cannot fold the batch into another dimension")
         return None
 
 
@@ -314,7 +317,7 @@ ReductionCheck = _Check(
     "reduction limits", frozenset({"aten::mean.dim", "aten::sum.dim_IntList", "aten::amax", "aten::amin"}),
     _reduction_rule,
 )
-SoftmaxCheck = _Check("softmax limits", frozenset({"aten::_softmax"}), _softmax_rule)
+SoftmaxCheck = _Check("softmax limits", frozenset({"aten::_softmax", "aten::_log_softmax"}), _softmax_rule)
 # Bilinear upsampling's limits differ (2x only on U55/U65, as nearest 2x and a filter): the
 # lowering's own check (tosa/ops/resize.py) gives its reason.
 ResizeCheck = _Check("resize limits", frozenset({"aten::upsample_nearest2d.vec"}), _resize_rule)

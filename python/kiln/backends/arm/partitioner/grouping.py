@@ -186,7 +186,11 @@ def _value_dtype(node: torch.fx.Node) -> Optional[torch.dtype]:
 
 def _describe(node: torch.fx.Node) -> str:
     if node.op == "placeholder":
-        return f"the float input '{node.name}'"
+        # Integer inputs are side inputs (lengths, masks, indices), never quantized activations:
+        # name their type so the report does not call them float.
+        dtype = _value_dtype(node)
+        kind = "float" if dtype is None or dtype.is_floating_point else str(dtype).removeprefix("torch.")
+        return f"the {kind} input '{node.name}'"
     if node.op == "output":
         return "the program's output"
     return f"'{node.name}' ({operator_name(node)})"

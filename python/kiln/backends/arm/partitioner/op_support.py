@@ -43,6 +43,7 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::amax": OperatorSupport("REDUCE_MAX"),
     "aten::amin": OperatorSupport("REDUCE_MIN"),
     "aten::_softmax": OperatorSupport("REDUCE_MAX, TABLE, REDUCE_SUM, CLZ, MUL, shifts (integer softmax)"),
+    "aten::_log_softmax": OperatorSupport("REDUCE_MAX, TABLE, REDUCE_SUM, CLZ, MUL, SUB (integer log_softmax)"),
     # Element-wise arithmetic and activations.
     "aten::add.Tensor": OperatorSupport("ADD", kind="elementwise"),
     "aten::sub.Tensor": OperatorSupport("SUB", kind="elementwise"),

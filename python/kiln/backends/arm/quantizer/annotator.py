@@ -66,8 +66,11 @@ def _mark_fused(node: Node) -> None:
 class GraphAnnotator:
     """Annotates every node of ``graph`` in topological order under ``config_for``."""
 
-    def __init__(self, config_for: ConfigLookup) -> None:
+    def __init__(self, config_for: ConfigLookup, *, shared_averages: bool = False) -> None:
         self._config_for = config_for
+        # Kernels that average at the input's qparams (CMSIS-NN's, XNNPACK's) need the
+        # output to share them; the Ethos-U lowering rescales (patterns.AVERAGE).
+        self._shared_averages = shared_averages
 
     def input_spec(self, arg: Node, config: QuantizationConfig) -> QuantizationSpecBase:
         """The producer's qparams when it is quantized, else a fresh activation observer."""
@@ -88,13 +91,13 @@ class GraphAnnotator:
             elif target in patterns.ARITHMETIC:
                 self._annotate_arithmetic(node, config)
             elif target in patterns.TABLE or target in patterns.SOFTMAX or target in patterns.NORMALIZATION \
-                    or target in patterns.SUM:
+                    or target in patterns.SUM or (target in patterns.AVERAGE and not self._shared_averages):
                 self._annotate_own_output(node, config)
             elif target in patterns.CONCAT:
                 self._annotate_concat(node, config)
             elif target in patterns.GATHER:
                 self._annotate_gather(node, config)
-            elif target in patterns.SHARED:
+            elif target in patterns.SHARED or target in patterns.AVERAGE:
                 self._annotate_shared(node, config)
             elif target not in patterns.LEFT_FLOAT:
                 self._annotate_standalone(node, config)

@@ -54,6 +54,17 @@ TABLE = {
 # Reductions whose result leaves the input's range (a sum): their output is observed.
 SUM = {aten.sum.dim_IntList}
 
+# Averages get their own output step. Their range is narrower than the input's (a window's
+# mean), so a shared step would waste output precision, and with the input's step a mean
+# over an even count lands exactly on a rounding tie (k + 1/2) once in `count` elements:
+# TOSA rounds ties up, quantized PyTorch's float mean falls either side by float noise, and
+# a squeeze-excite block amplifies each such step into several. The lowering sums each
+# window exactly and rounds once (tosa/ops/pooling.py).
+AVERAGE = {
+    aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
+    aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default, aten.mean.dim, aten.mean.default,
+}
+
 SOFTMAX = {aten.softmax.int, aten._softmax.default, aten._safe_softmax.default, aten.log_softmax.int,
            aten._log_softmax.default}
 
@@ -77,10 +88,7 @@ SHARED = {
     aten.permute.default, aten.permute_copy.default, aten.transpose.int, aten.t.default,
     aten.flatten.using_ints, aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default,
     aten.unsqueeze.default, aten.unsqueeze_copy.default, aten.squeeze_copy.dims,
-    aten.max_pool2d.default, aten.max_pool2d_with_indices.default,
-    aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default, aten._adaptive_avg_pool2d.default,
-    aten.max_pool1d.default, aten.avg_pool1d.default, aten.adaptive_avg_pool1d.default,
-    aten.mean.dim, aten.mean.default,
+    aten.max_pool2d.default, aten.max_pool2d_with_indices.default, aten.max_pool1d.default,
     aten.upsample_nearest2d.default, aten.upsample_nearest2d.vec,
     # A bilinear sample is a convex combination of inputs: it stays in the input's range.
     aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,

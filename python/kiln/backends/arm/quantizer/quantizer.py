@@ -23,6 +23,8 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 from kiln.backends.arm.quantizer.attention import write_out_attention
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
 from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.backends.arm.quantizer.glu import write_out_glu
+from kiln.backends.arm.quantizer.infinities import leave_infinities_float
 from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
 
 if TYPE_CHECKING:
@@ -52,6 +54,11 @@ class EthosUQuantizer(Quantizer):
     U85) takes the same int8 scheme; the spec is kept so that later passes can ask
     which target the annotations were made for.
     """
+
+    #: Averages (pools, means) keep their input's qparams. The Ethos-U lowering gives them
+    #: their own finer step (patterns.AVERAGE); backends whose average kernels need the
+    #: input's qparams (Cortex-M, XNNPACK) set this.
+    shared_averages = False
 
     def __init__(self, compile_spec: EthosUCompileSpec | None = None, *,
                  is_qat: bool = False) -> None:
@@ -105,18 +112,19 @@ class EthosUQuantizer(Quantizer):
 
     # ------------------------------------------------------------------ Quantizer API
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        """GRU/LSTM layers become their cells' operators, unrolled over time (recurrent.py), and
-        scaled_dot_product_attention its matrix products and softmax (attention.py)."""
-        return write_out_attention(unroll_recurrent_layers(model))
+        """GRU/LSTM layers become their cells' operators, unrolled over time (recurrent.py), GLUs
+        their halves, sigmoid and product (glu.py), and scaled_dot_product_attention its matrix
+        products and softmax (attention.py)."""
+        return write_out_attention(write_out_glu(unroll_recurrent_layers(model)))
 
     def annotate(self, model: GraphModule) -> GraphModule:
         graph = model.graph
         if self.io_config is not None:
             annotate_inputs(graph, self.io_config)
-        GraphAnnotator(self.config_for).annotate(graph)
+        GraphAnnotator(self.config_for, shared_averages=self.shared_averages).annotate(graph)
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
-        return model
+        return leave_infinities_float(model)  # an infinity has no integer code
 
     def validate(self, model: GraphModule) -> None:
         """Nothing to reject: ops the Ethos-U cannot run are the partitioner's business."""

@@ -1,7 +1,8 @@
 """aten.convolution -> CONV2D / DEPTHWISE_CONV2D (+ SLICE/CONCAT for groups) + RESCALE.
 
 1-D convolutions ([N, C, L]) run as 2-D ones over [N, C, 1, L]; transposed convolutions
-are in :mod:`transpose_conv`.
+are in :mod:`transpose_conv`. A batch above 1 folds into the height where every output
+row reads one input row (:func:`folds_batch_into_height`): the NPU sees batch 1.
 
 The int32 accumulator's real scale is ``input_scale * weight_scale[c]``; the bias is
 quantized to that scale, and a per-channel RESCALE brings the accumulator to the
@@ -157,6 +158,33 @@ def _conv_args(node: torch.fx.Node) -> dict[str, Any]:
     }
 
 
+def folds_batch_into_height(node: torch.fx.Node) -> bool:
+    """True for a convolution (not transposed, one group or depthwise) whose kernel is one row
+    high with stride 1 and no padding along the height: 1-D convolutions, pointwise 1x1 ones.
+    Each output row then reads one input row, and ``[N, H, W, C]`` computes as ``[1, N H, W, C]``."""
+    if node.target not in (aten.convolution.default, aten.conv2d.default):
+        return False
+    args = _conv_args(node)
+    shape = tuple(node.args[0].meta["val"].shape)
+    weight = tuple(node.args[1].meta["val"].shape)
+    if args["transposed"] or len(shape) not in (3, 4) or isinstance(args["padding"], str):
+        return False
+    groups = int(args["groups"])
+    if groups != 1 and not (groups == shape[1] and weight[1] == 1):
+        return False
+    if len(shape) == 3:
+        return True
+    stride, padding, _ = spatial_args(args, False)
+    return weight[2] == 1 and stride[0] == 1 and padding[0] == 0
+
+
+def _fold_batch(ctx: LoweringContext, x: QTensor, stem: str) -> QTensor:
+    """``x`` ([N, C, H, W]) as [1, C, N H, W]: the same NHWC bytes."""
+    n, c, h, w = x.shape
+    folded = QTensor("", (1, c, n * h, w), x.dtype, x.scale, x.zero_point)
+    return folded.renamed(ctx.reshape(x.name, folded.tosa_shape, x.dtype, f"{stem}_fold_batch"))
+
+
 def as_2d(ctx: LoweringContext, x: QTensor, weight: ConstTensor, stem: str) -> tuple[QTensor, ConstTensor]:
     """A 1-D convolution's input [N, C, L] as [N, C, 1, L] and its weight [O, I, K] as [O, I, 1, K]."""
     n, c, length = x.shape
@@ -191,6 +219,9 @@ def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
     channels = x.shape[1]
     x, pads = spatial_pads(ctx, x, (kh, kw), stride, dilation, padding, stem)
     builder = ctx.builder
+    batch = x.shape[0]
+    if batch > 1 and groups in (1, channels) and folds_batch_into_height(node):
+        x = _fold_batch(ctx, x, stem)
     if groups == 1:
         acc, shape = emit_conv2d(builder, x.name, x.tosa_shape, x.zero_point, w_int8.transpose(0, 2, 3, 1),
                                  bias, pads, stride, dilation, False, stem)
@@ -202,6 +233,9 @@ def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
     else:
         _grouped_convolution(ctx, node, out, x, w_int8, bias, acc_scales, groups, pads, stride, dilation, stem)
         return
+    if shape[0] != batch:  # the batch was folded into the height: unfold the accumulators
+        unfolded = (batch, shape[1] // batch, shape[2], shape[3])
+        acc, shape = ctx.reshape(acc, unfolded, ts.DType.INT32, f"{stem}_unfold_batch"), unfolded
     ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales, logical_shape=nchw(shape))
 
 
