@@ -98,7 +98,7 @@ class CortexMQuantizer(EthosUQuantizer):
         graph = model.graph
         if self.io_config is not None:
             annotate_inputs(graph, self.io_config)
-        _CortexMAnnotator(self.config_for).annotate(graph)
+        _CortexMAnnotator(self.config_for, shared_averages=self.shared_averages).annotate(graph)
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
         return model
