@@ -30,6 +30,7 @@ inline vnpu::Config limited_config(const char* target) {
   config.max_operations = 256;
   config.max_macs = uint64_t{1} << 24;
   config.max_commands = uint64_t{1} << 16;
+  config.max_counted_weights = uint64_t{1} << 16;
   return config;
 }
 

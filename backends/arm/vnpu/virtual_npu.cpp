@@ -34,6 +34,7 @@ struct RunState {
   /// Sizing (work_memory_bytes): what the chain keeps so far, the most scratch seen.
   uint64_t kept_bytes = 0;
   uint64_t peak_bytes = 0;
+  uint64_t weights_left_to_count = 0;  // sizing: set from Config::max_counted_weights
 };
 
 struct RunContext {
@@ -54,7 +55,7 @@ void size_operation(RunState& st, const OpDesc& op, bool is_dma) {
       op.acc_source != AccSource::Keep) {
     st.kept_bytes = 0;
   }
-  const ScratchBound b = scratch_bound(op);
+  const ScratchBound b = scratch_bound(op, &st.weights_left_to_count);
   // Saturating: a bound past 2^64 stays too large to grant.
   const auto add = [](uint64_t a, uint64_t c) { return a > UINT64_MAX - c ? UINT64_MAX : a + c; };
   const uint64_t held = add(add(st.kept_bytes, b.operation), b.kept);
@@ -333,6 +334,7 @@ Error work_memory_bytes(const Config& config, Span<const uint32_t> stream, uint6
   st.internal_bytes =
       default_bytes <= kInternalMemoryBytes ? default_bytes : static_cast<uint32_t>(kInternalMemoryBytes);
   st.work_left = config.max_macs;
+  st.weights_left_to_count = config.max_counted_weights;
   RunContext rc{arch, config, Span<const Region>(), Span<uint8_t>(nullptr, kInternalMemoryBytes), no_scratch, st,
                 /*sizing=*/true};
   const Error err =

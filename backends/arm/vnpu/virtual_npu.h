@@ -54,6 +54,12 @@ struct Config {
   uint64_t max_macs = uint64_t{1} << 36;
   /// A stream with more command words than this fails with NpuWorkLimitExceeded.
   uint64_t max_commands = uint64_t{1} << 24;
+  /// Sizing a stream's work memory (work_memory_bytes) counts the decoded weight slots of
+  /// its operations, in time linear in the weights, up to this many weights for the whole
+  /// stream; past it an operation's slots are bounded from its shape (a larger, safe size).
+  /// Without it a hostile stream of large operations (16-bit registers allow 2^64 weights
+  /// each) makes sizing take minutes. 2^26 is above every real program's weights.
+  uint64_t max_counted_weights = uint64_t{1} << 26;
 };
 
 /// Number of region (base pointer) slots an Ethos-U has.

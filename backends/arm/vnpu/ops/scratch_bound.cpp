@@ -28,7 +28,7 @@ uint64_t ifm_rows_bytes(const OpDesc& op) {
 
 // load_dense_weights: the dense [ofm][ky][kx][ifm] int16 weights, the decoded stream slots
 // and one slice of the compressed-stream decoder.
-uint64_t weight_bytes(const OpDesc& op) {
+uint64_t weight_bytes(const OpDesc& op, uint64_t* weights_left_to_count) {
   if (op.weights_from_ifm2) return 0;
   WeightShape shape;
   shape.ofm_depth = op.ofm_depth;
@@ -41,21 +41,23 @@ uint64_t weight_bytes(const OpDesc& op) {
   shape.dilation_y = op.kernel.dilation_y;
   shape.dilation_x = op.kernel.dilation_x;
   const uint64_t dense = mul(mul(shape.ofm_depth, uint64_t{shape.kernel_height} * shape.kernel_width), shape.ifm_depth);
-  // Counting the slots walks the stream order, in time linear in the weights: beyond
-  // kCountedWeights (far beyond any real operation, but 16-bit registers allow 2^64) they
-  // are bounded instead: both depths rounded up to the largest block (128), the kernel
-  // doubled for the sub-kernel padding.
-  constexpr uint64_t kCountedWeights = uint64_t{1} << 26;
+  // Counting the slots walks the stream order, in time linear in the weights: past the
+  // stream's budget (kCountedWeightsPerStream) they are bounded instead: both depths rounded
+  // up to the largest block (128), the kernel doubled for the sub-kernel padding.
   const uint64_t blocks = uint64_t{(shape.ofm_depth + 127u) / 128u * 128u} * ((shape.ifm_depth + 127u) / 128u * 128u);
-  const uint64_t slots = dense <= kCountedWeights
-                             ? decoded_weight_slots(op.weights, shape)
-                             : mul(mul(blocks, uint64_t{shape.kernel_height} * shape.kernel_width), 2u);
+  uint64_t slots = 0;
+  if (dense <= *weights_left_to_count) {
+    *weights_left_to_count -= dense;
+    slots = decoded_weight_slots(op.weights, shape);
+  } else {
+    slots = mul(mul(blocks, uint64_t{shape.kernel_height} * shape.kernel_width), 2u);
+  }
   return add(add(aligned(mul(dense, sizeof(int16_t))), aligned(mul(slots, sizeof(int16_t)))), kWeightSliceScratchBytes);
 }
 
 }  // namespace
 
-ScratchBound scratch_bound(const OpDesc& op) {
+ScratchBound scratch_bound(const OpDesc& op, uint64_t* weights_left_to_count) {
   ScratchBound b;
   if (op.kind == OpKind::Dma) return b;
   const uint64_t n = ofm_elements(op);
@@ -65,7 +67,7 @@ ScratchBound scratch_bound(const OpDesc& op) {
   // initial_accumulators from IFM2.
   if (op.acc_source == AccSource::Ifm2) b.operation = add(b.operation, aligned(mul(n, sizeof(int64_t))));
   if (op.kind == OpKind::Conv || op.kind == OpKind::Depthwise) {
-    b.operation = add(b.operation, add(weight_bytes(op), ifm_rows_bytes(op)));
+    b.operation = add(b.operation, add(weight_bytes(op, weights_left_to_count), ifm_rows_bytes(op)));
     if (op.kind == OpKind::Depthwise) {
       // The weights transposed to [tap][channel] and a row of int32 accumulators.
       const uint64_t taps = uint64_t{op.kernel.height} * op.kernel.width;

@@ -20,6 +20,9 @@ struct ScratchBound {
   uint64_t kept = 0;
 };
 
-ScratchBound scratch_bound(const OpDesc& op);
+/// `weights_left_to_count`: what is left of the stream's budget of weights counted slot by
+/// slot (Config::max_counted_weights); counting an operation's weights takes them from it,
+/// and past the budget its weight slots are bounded from its shape instead.
+ScratchBound scratch_bound(const OpDesc& op, uint64_t* weights_left_to_count);
 
 }  // namespace kiln::vnpu
