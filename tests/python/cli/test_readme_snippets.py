@@ -28,6 +28,10 @@ NOT_RUN = {
     "./tools/quickstart.sh": "the quick start installs everything and deploys mv2 (many minutes)",
     "kiln-deploy": "builds firmware and runs mv2 in QEMU; test_pip_install.py deploys from outside the checkout",
     "--per-layer": "mv2 through four runtimes layer by layer (minutes); tests/python/devtools/test_mv2_npu.py runs it",
+    "pip install --no-deps": "installs into the running venv; tests/python/devtools/test_without_torch.py checks a "
+                             "venv with only the runtime's distributions",
+    "benchmarks/cortex_m.py": "every shape and zoo model on three CPUs in QEMU (many minutes); the Cortex-M kernel "
+                              "case firmware checks the kernels",
 }
 
 
