@@ -177,20 +177,6 @@ Error map_memory(PluggedNpu& npu, const NpuInvocation& invocation) {
   return Error::Ok;
 }
 
-/// The model's own totals (what a PMU does not count) next to the driver's PMU counts.
-void add_model_counters(const vnpu::Counters& model, NpuCounters* counters) {
-  counters->operations = model.operations;
-  counters->chained_operations = model.chained_operations;
-  counters->dma_transfers = model.dma_transfers;
-  counters->macs = model.macs;
-  counters->element_ops = model.element_ops;
-  counters->commands = model.commands;
-  for (size_t r = 0; r <= kNpuMaxRegions; ++r) {
-    counters->bytes_read[r] = model.bytes_read[r];
-    counters->bytes_written[r] = model.bytes_written[r];
-  }
-}
-
 }  // namespace
 
 size_t HostVirtualNpu::region_alignment() const { return regs::kBaseAlignment; }

@@ -63,16 +63,7 @@ Error VirtualNpuDriver::invoke(const NpuInvocation& invocation, NpuCounters* cou
                               &run_counters, records_, &num_records_);
   if (counters != nullptr) {
     *counters = NpuCounters();
-    counters->operations = run_counters.operations;
-    counters->chained_operations = run_counters.chained_operations;
-    counters->dma_transfers = run_counters.dma_transfers;
-    counters->macs = run_counters.macs;
-    counters->element_ops = run_counters.element_ops;
-    counters->commands = run_counters.commands;
-    for (size_t r = 0; r <= kNpuMaxRegions; ++r) {
-      counters->bytes_read[r] = run_counters.bytes_read[r];
-      counters->bytes_written[r] = run_counters.bytes_written[r];
-    }
+    add_model_counters(run_counters, counters);
   }
   return error;
 }

@@ -41,4 +41,17 @@ void VnpuOperationListener::on_operation(size_t index, const vnpu::OpRecord& rec
   listener_->on_npu_operation(operation);
 }
 
+void add_model_counters(const vnpu::Counters& model, NpuCounters* counters) {
+  counters->operations = model.operations;
+  counters->chained_operations = model.chained_operations;
+  counters->dma_transfers = model.dma_transfers;
+  counters->macs = model.macs;
+  counters->element_ops = model.element_ops;
+  counters->commands = model.commands;
+  for (size_t r = 0; r <= kNpuMaxRegions; ++r) {
+    counters->bytes_read[r] = model.bytes_read[r];
+    counters->bytes_written[r] = model.bytes_written[r];
+  }
+}
+
 }  // namespace kiln::ethos_u
