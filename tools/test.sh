@@ -25,7 +25,8 @@ for preset in host host-debug arm-baremetal fuzz; do
   printf '\033[1m[kiln test]\033[0m C++ tests, preset %s\n' "$preset"
   cmake --preset "$preset" -DKILN_FUZZ_SECONDS="${KILN_FUZZ_SECONDS:-60}" >/dev/null
   cmake --build --preset "$preset"
-  ctest --preset "$preset"
+  # One test process per core (the fuzzers too: each is a single process).
+  ctest --preset "$preset" -j "$(nproc)"
   # The Cortex-M kernel cases (ExecuTorch's reference outputs) are made once, by host.
   if [ "$preset" = host ]; then export KILN_CORTEX_M_CASES_PREBUILT="$KILN_ROOT/build/host/cortex_m_cases/cases.bin"; fi
 done
@@ -35,7 +36,7 @@ for preset in arm-baremetal-m4 arm-baremetal-m33; do
   printf '\033[1m[kiln test]\033[0m C++ tests, preset %s\n' "$preset"
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset"
-  ctest --preset "$preset"
+  ctest --preset "$preset" -j "$(nproc)"
 done
 
 # In parallel (pytest-xdist), one worker per core unless KILN_TEST_WORKERS says otherwise;

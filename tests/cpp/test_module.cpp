@@ -30,7 +30,9 @@ std::vector<uint8_t> two_method_program() {
 }
 
 std::string write_temp_file(const std::vector<uint8_t>& bytes) {
-  const std::string path = ::testing::TempDir() + "kiln_module_test.pte";
+  // One file per test: ctest runs the test cases in parallel processes.
+  const std::string path = ::testing::TempDir() + "kiln_module_test_" +
+                           ::testing::UnitTest::GetInstance()->current_test_info()->name() + ".pte";
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                                static_cast<std::streamsize>(bytes.size()));
   return path;
