@@ -1,12 +1,12 @@
-"""The README's commands and code work as written: each shell and Python snippet runs, in
-README order, in one folder outside the checkout, with relative paths and outputs into
-folders that do not exist yet (``path/to/kiln`` is the checkout). The CMake snippet is
-configured in a project of its own, so every target it names must exist.
+"""The README's and docs/' commands and code work as written: each shell and Python snippet
+runs, page by page in the README's order (``DOC_PAGES``), in one folder outside the checkout,
+with relative paths and outputs into folders that do not exist yet (``path/to/kiln`` is the
+checkout). The CMake snippet is configured in a project of its own, so every target it names
+must exist.
 
-Not run here: the quick start (it installs everything and deploys mv2: many minutes), the
-kiln-deploy snippets (a firmware build and mv2 in QEMU; test_pip_install.py runs
-kiln-deploy from outside the checkout after a plain ``pip install``) and the per-layer
-comparison of mv2 (the devtools tests run it).
+Not run here: the snippets ``NOT_RUN`` names, each with the test that covers it instead (the
+quick start installs everything and deploys mv2: many minutes; the kiln-deploy snippets build
+firmware and run it in QEMU).
 """
 
 from __future__ import annotations
@@ -22,6 +22,12 @@ import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 README = CHECKOUT / "README.md"
+#: The pages whose snippets run, in this order, in one folder: later pages use what earlier
+#: ones wrote (run.md's ``mv2.pte`` comes from compile.md). Every page under docs/ is listed.
+DOC_PAGES = [README] + [CHECKOUT / "docs" / name for name in (
+    "compile.md", "quantize.md", "ethos-u.md", "xnnpack.md", "cortex-m.md", "run.md", "devtools.md",
+    "runtime.md", "deploy.md", "board-files.md", "real-silicon.md", "executorch.md", "errors.md",
+    "testing.md", "architecture.md")]
 
 #: Snippets not run here, by a command they contain, and why.
 NOT_RUN = {
@@ -37,21 +43,26 @@ NOT_RUN = {
 
 @dataclass(frozen=True)
 class Snippet:
-    line: int  # of the opening fence in README.md
+    page: Path
+    line: int  # of the opening fence in the page
     language: str
     code: str
 
     @property
+    def where(self) -> str:
+        return f"{self.page.relative_to(CHECKOUT)}:{self.line}"
+
+    @property
     def name(self) -> str:
         first = next(line for line in self.code.splitlines() if line.strip() and not line.startswith(("import", "from")))
-        return f"line{self.line}-{self.language}-{re.sub(r'[^A-Za-z0-9]+', '_', first)[:40].strip('_')}"
+        return f"{self.page.stem}-line{self.line}-{self.language}-{re.sub(r'[^A-Za-z0-9]+', '_', first)[:40].strip('_')}"
 
     def reason_not_run(self) -> str | None:
         return next((why for command, why in NOT_RUN.items() if command in self.code), None)
 
 
-def readme_snippets(language: str) -> list[Snippet]:
-    snippets, lines = [], README.read_text().splitlines()
+def page_snippets(page: Path, language: str) -> list[Snippet]:
+    snippets, lines = [], page.read_text().splitlines()
     fence = re.compile(r"^```(\w+)\s*$")
     index = 0
     while index < len(lines):
@@ -61,13 +72,18 @@ def readme_snippets(language: str) -> list[Snippet]:
             continue
         end = lines.index("```", index + 1)
         if match.group(1) == language:
-            snippets.append(Snippet(index + 1, language, "\n".join(lines[index + 1:end]) + "\n"))
+            snippets.append(Snippet(page, index + 1, language, "\n".join(lines[index + 1:end]) + "\n"))
         index = end + 1
     return snippets
 
 
-RUNNABLE = [s for s in readme_snippets("sh") + readme_snippets("python") if s.reason_not_run() is None]
-RUNNABLE.sort(key=lambda s: s.line)
+def doc_snippets(language: str) -> list[Snippet]:
+    return [snippet for page in DOC_PAGES for snippet in page_snippets(page, language)]
+
+
+RUNNABLE = [s for page in DOC_PAGES
+            for s in sorted(page_snippets(page, "sh") + page_snippets(page, "python"), key=lambda s: s.line)
+            if s.reason_not_run() is None]
 
 
 def user_environment() -> dict[str, str]:
@@ -94,23 +110,28 @@ def user_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def snippet_results(user_folder: Path) -> dict[int, subprocess.CompletedProcess[str]]:
-    """Every runnable snippet's result, run once, in README order, in one folder."""
-    return {snippet.line: run_snippet(snippet, user_folder) for snippet in RUNNABLE}
+def snippet_results(user_folder: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Every runnable snippet's result, run once, in page order, in one folder."""
+    return {snippet.where: run_snippet(snippet, user_folder) for snippet in RUNNABLE}
 
 
-def test_readme_has_the_snippets_this_test_runs() -> None:
+def test_docs_have_the_snippets_this_test_runs() -> None:
     commands = "".join(s.code for s in RUNNABLE)
-    for expected in ("kiln-aot", "kiln-run", "kiln-oplist", "cmake -S path/to/kiln", "kiln.export", "Runtime()"):
-        assert expected in commands, f"no runnable README snippet contains {expected!r}"
+    for expected in ("kiln-aot", "kiln-run", "kiln-oplist", "cmake -S path/to/kiln", "kiln.export", "Runtime()",
+                     "kiln.quantize(", "prepare_qat"):
+        assert expected in commands, f"no runnable snippet in the docs contains {expected!r}"
+
+
+def test_every_page_under_docs_is_run() -> None:
+    assert sorted((CHECKOUT / "docs").glob("*.md")) == sorted(DOC_PAGES[1:])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("snippet", RUNNABLE, ids=lambda s: s.name)
-def test_readme_snippet_runs(snippet_results, snippet: Snippet) -> None:
-    completed = snippet_results[snippet.line]
+def test_snippet_runs(snippet_results, snippet: Snippet) -> None:
+    completed = snippet_results[snippet.where]
     assert completed.returncode == 0, (
-        f"README.md line {snippet.line} failed with exit {completed.returncode}:\n{snippet.code}\n"
+        f"{snippet.where} failed with exit {completed.returncode}:\n{snippet.code}\n"
         f"--- stdout\n{completed.stdout[-3000:]}\n--- stderr\n{completed.stderr[-3000:]}")
 
 
@@ -118,15 +139,16 @@ def test_readme_snippet_runs(snippet_results, snippet: Snippet) -> None:
 @pytest.mark.parametrize(
     "produced",
     ["mv2.pte", "mv2/input_0.npy", "out/output_0.npy", "mv2_u55.pte", "mv2_u55_report/partition_report.txt",
-     "mv2_u55_report/partition_report.json", "model.pte", "build/sel/tools/kiln_run/kiln_executor_runner"],
+     "mv2_u55_report/partition_report.json", "model.pte", "build/sel/tools/kiln_run/kiln_executor_runner",
+     "small_int8.pte", "small_qat.pte"],
 )
-def test_readme_snippets_write_what_the_readme_says(snippet_results, user_folder: Path, produced: str) -> None:
+def test_snippets_write_what_the_docs_say(snippet_results, user_folder: Path, produced: str) -> None:
     assert (user_folder / produced).is_file()
 
 
 @pytest.mark.slow
-def test_readme_cmake_snippet_names_real_targets(tmp_path: Path) -> None:
-    (snippet,) = readme_snippets("cmake")
+def test_cmake_snippet_names_real_targets(tmp_path: Path) -> None:
+    (snippet,) = doc_snippets("cmake")
     project = tmp_path / "my_app"
     project.mkdir()
     (project / "main.cpp").write_text("int main() { return 0; }\n")
@@ -138,9 +160,9 @@ def test_readme_cmake_snippet_names_real_targets(tmp_path: Path) -> None:
     assert completed.returncode == 0, completed.stdout[-2000:] + completed.stderr[-3000:]
 
 
-def test_readme_registration_functions_exist() -> None:
-    """The functions the README tells an application to call, in the headers it names."""
-    text = README.read_text()
+def test_registration_functions_exist() -> None:
+    """The functions the docs tell an application to call, in the headers they name."""
+    text = "".join(page.read_text() for page in DOC_PAGES)
     for function, header in re.findall(r"`kiln::(?:\w+::)*(\w+)\(\)`\s*\(`([\w/]+\.h)`", text):
         assert re.search(rf"\b{function}\(\)", (CHECKOUT / header).read_text()), (function, header)
     assert "register_ethos_u_backend_with_virtual_npu" in text
