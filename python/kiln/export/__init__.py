@@ -37,7 +37,7 @@ from kiln.export.methods import MethodSource, method_sources
 from kiln.memory import plan_memory
 from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
-from kiln.passes.method_graph import MethodGraph
+from kiln.ir.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
 from kiln.passes.quantization_parameters import check_program_scales
 from kiln.passes.value_checks import drop_value_checks

@@ -31,7 +31,7 @@ from kiln.passes.delegation import (
     is_dequantize,
     replace_with_delegate,
 )
-from kiln.passes.method_graph import LoweredDelegate
+from kiln.ir.method_graph import LoweredDelegate
 
 logger = logging.getLogger(__name__)
 

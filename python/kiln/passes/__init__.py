@@ -2,14 +2,14 @@
 
 * :func:`to_out_variants` lowers an ExportedProgram to a :class:`MethodGraph` of
   out-variant kernel calls (table in :mod:`kiln.passes.aten_out_variants`).
-* :mod:`kiln.passes.method_graph` defines that lowered form (no torch needed).
+* :mod:`kiln.ir.method_graph` defines that lowered form (no torch needed).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kiln.passes.method_graph import (
+from kiln.ir.method_graph import (
     Allocation,
     Call,
     DelegateCall,

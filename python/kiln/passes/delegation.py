@@ -23,7 +23,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from kiln import ExportError
-from kiln.passes.method_graph import LoweredDelegate
+from kiln.ir.method_graph import LoweredDelegate
 
 DELEGATE_META_KEY = "kiln_delegate"
 

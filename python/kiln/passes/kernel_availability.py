@@ -23,7 +23,7 @@ import yaml
 
 from kiln import UnsupportedOperatorError
 from kiln.cli.oplist import SCALAR_TYPE_NAMES
-from kiln.passes.method_graph import KernelCall, MethodGraph, tensors_in
+from kiln.ir.method_graph import KernelCall, MethodGraph, tensors_in
 
 logger = logging.getLogger(__name__)
 

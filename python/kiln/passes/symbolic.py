@@ -21,7 +21,7 @@ import torch
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
 from kiln import ExportError
-from kiln.passes.method_graph import Int, KernelCall, ScalarValue, TensorValue
+from kiln.ir.method_graph import Int, KernelCall, ScalarValue, TensorValue
 
 # Runtime operators for the Python operators torch.export leaves on symbolic ints.
 PRIM_OPERATORS: dict[Any, str] = {
