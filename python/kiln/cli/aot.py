@@ -442,7 +442,7 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
 
     per_layer = None
     if args.per_layer:
-        from kiln.devtools.per_layer import write_per_layer_report
+        from kiln.backends.arm.per_layer import write_per_layer_report
 
         folder = args.intermediates or output.with_name(f"{output.stem}_per_layer")
         with progress.step("comparing every layer: fp32, int8 PyTorch, TOSA reference, virtual NPU"):

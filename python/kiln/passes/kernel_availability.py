@@ -22,7 +22,7 @@ from typing import Optional
 import yaml
 
 from kiln import UnsupportedOperatorError
-from kiln.cli.oplist import SCALAR_TYPE_NAMES
+from kiln.serialize.operator_list import SCALAR_TYPE_NAMES
 from kiln.ir.method_graph import KernelCall, MethodGraph, tensors_in
 
 logger = logging.getLogger(__name__)
