@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kiln.backends.arm.compile_spec import CORTEX_M_TARGETS, DEFAULT_TARGET, is_cortex_m_name
+from kiln.targets import CORTEX_M_TARGETS, DEFAULT_TARGET, is_cortex_m_name
 
 if TYPE_CHECKING:
     import torch

@@ -162,7 +162,7 @@ def firmware_options(args: argparse.Namespace) -> list[str]:
     """The -D options of --etdump, the bundle tolerance and the firmware's NPU (always given,
     so that a reused build folder forgets the previous run's). The NPU is the one --target
     names: the board's device model is made as that Ethos-U, as silicon would be chosen."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+    from kiln.targets import DEFAULT_TARGET
 
     etdump = str(args.etdump.resolve()) if args.etdump else ""
     npu = (args.target or DEFAULT_TARGET) if args.delegate else ""
@@ -185,10 +185,9 @@ def _aot_args(args: argparse.Namespace) -> list[str]:
 def check_target(args: argparse.Namespace) -> None:
     """Refuses, before anything is built, an NPU that nothing would run on and an NPU the
     virtual Ethos-U cannot run; checks the NPU flags' names (with suggestions)."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET, EthosUCompileSpec
+    from kiln.backends.arm.compile_spec import EthosUCompileSpec
     from kiln.backends.arm.vnpu import virtual_npu_refusal
-
-    from kiln.backends.arm.compile_spec import check_cortex_m_target, is_cortex_m_name
+    from kiln.targets import DEFAULT_TARGET, check_cortex_m_target, is_cortex_m_name
 
     if args.target is not None and is_cortex_m_name(args.target):
         # ExecuTorch's run.sh names the CPU with --target; with --quantize (and no NPU) the
@@ -233,7 +232,7 @@ def board_for(args: argparse.Namespace, source_tree: Path | None = None) -> Boar
     """The board the firmware is built for: --board, else the first of DEFAULT_BOARDS whose
     NPU runs the program's target (the Corstone-320 for Ethos-U85 programs), else the
     Corstone-300. Board files come from ``source_tree`` (default: the installed sources)."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+    from kiln.targets import DEFAULT_TARGET
 
     if args.board:
         return load_board(args.board, source_tree)
@@ -249,7 +248,7 @@ def board_for(args: argparse.Namespace, source_tree: Path | None = None) -> Boar
 def check_board(args: argparse.Namespace, board: BoardProfile) -> None:
     """Refuses an NPU program for a board without that NPU, and a CPU kiln-deploy has no
     firmware preset for; picks the firmware's core (args.cpu) when none is given."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+    from kiln.targets import DEFAULT_TARGET
 
     if args.delegate:
         target = args.target or DEFAULT_TARGET

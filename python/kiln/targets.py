@@ -1,0 +1,91 @@
+"""The targets Kiln compiles for, and the checks and suggestions for their names.
+
+Ethos-U NPUs (``ethos-u55-128``: family and MAC count, as Vela's ``--accelerator-config``
+names them) and Cortex-M CPUs without an NPU (``cortex-m55``). Every backend and command
+takes its target names from here.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+
+from kiln import KilnError
+
+TARGETS: tuple[str, ...] = (
+    "ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
+    "ethos-u65-256", "ethos-u65-512",
+    "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
+)
+
+#: The target the command-line tools compile for when none is given.
+DEFAULT_TARGET = "ethos-u55-128"
+
+#: CPUs without an NPU: int8 programs for them run on the cortex_m:: kernels
+#: (kiln.backends.cortex_m), DSP-accelerated on the M4/M7/M33, Helium on the M55/M85.
+CORTEX_M_TARGETS: tuple[str, ...] = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "cortex-m85")
+DEFAULT_CORTEX_M_TARGET = "cortex-m55"
+
+
+class CompileSpecError(KilnError, ValueError):
+    """An Ethos-U compile spec names something Vela's configuration does not have."""
+
+
+class TargetError(CompileSpecError):
+    """The target is not one of the Ethos-U accelerator configurations Vela knows."""
+
+
+def is_cortex_m_name(name: str) -> bool:
+    """True for what reads as a Cortex-M CPU name, valid or not ("cortex-m56", "m55")."""
+    return re.match(r"(cortex[-_ ]?)?m\s*\d+", name.strip().lower()) is not None or "cortex" in name.lower()
+
+
+def nearest_cortex_m(name: str) -> str | None:
+    """The Cortex-M target a mistyped name most likely means: the same digits (in any
+    order), else the nearest number (``cortex-m56`` -> ``cortex-m55``, ``m3`` -> ``cortex-m4``)."""
+    match = re.search(r"m\s*(\d+)", name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name.lower(), CORTEX_M_TARGETS, n=1, cutoff=0.6)
+        return close[0] if close else None
+    numbers = [int(t.rsplit("m", 1)[1]) for t in CORTEX_M_TARGETS]
+    digits = match.group(1)
+    same = [n for n in numbers if sorted(str(n)) == sorted(digits)]
+    return f"cortex-m{same[0] if same else min(numbers, key=lambda n: abs(n - int(digits)))}"
+
+
+def suggest_target(name: str) -> str | None:
+    """The valid target (Ethos-U or Cortex-M) a mistyped ``name`` most likely means."""
+    return nearest_cortex_m(name) if is_cortex_m_name(name) else nearest_target(name)
+
+
+def check_cortex_m_target(name: str) -> str:
+    """``name`` if it is one of CORTEX_M_TARGETS, else a TargetError with a suggestion."""
+    if name in CORTEX_M_TARGETS:
+        return name
+    close = suggest_target(name)
+    hint = f" Did you mean {close!r}?" if close else ""
+    raise TargetError(f"unknown Cortex-M target {name!r}.{hint} Valid Cortex-M targets: {', '.join(CORTEX_M_TARGETS)}")
+
+
+def nearest_target(name: str) -> str | None:
+    """The real configuration a mistyped target most likely means.
+
+    The family is the two digits after "u" (the nearest of 55/65/85 if they name none),
+    the MAC count the family's nearest by ratio -- unless the digits are a valid count's
+    in another order (a transposition). ``ethos-u85-129`` -> ``ethos-u85-128``,
+    ``ethos-u55-218`` -> ``ethos-u55-128``, ``u65_500`` -> ``ethos-u65-512``. Names with no
+    family and count in them fall back to spelling (difflib).
+    """
+    match = re.search(r"u\s*(\d{2})\D+(\d+)", name.lower())
+    if match is None:
+        close = difflib.get_close_matches(name.lower(), TARGETS, n=1, cutoff=0.6)
+        return close[0] if close else None
+    families = {t.rsplit("-", 1)[0] for t in TARGETS}
+    family = min(sorted(families), key=lambda f: abs(int(f[-2:]) - int(match.group(1))))
+    counts = [int(t.rsplit("-", 1)[1]) for t in TARGETS if t.startswith(family + "-")]
+    given = int(match.group(2))
+    same_digits = [c for c in counts if sorted(str(c)) == sorted(match.group(2).lstrip("0") or "0")]
+    if same_digits:
+        return f"{family}-{same_digits[0]}"
+    return f"{family}-{min(counts, key=lambda c: abs(math.log(c / max(given, 1))))}"
