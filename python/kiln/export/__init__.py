@@ -30,6 +30,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln import ExportError
+from kiln.delegation.interfaces import Partitioner
 from kiln.devtools.debug_info import DebugInfo, record_method
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import TorchExportError, export_to_edge, normalize_inputs
@@ -124,7 +125,7 @@ def export(
     example_inputs: Optional[tuple[Any, ...]] = None,
     *,
     dynamic_shapes: Any = None,
-    partitioner: Any = None,
+    partitioner: Optional[Partitioner] = None,
     plan_inputs: bool = True,
     plan_outputs: bool = True,
     name: str = "forward",
