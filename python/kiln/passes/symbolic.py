@@ -41,10 +41,6 @@ RangeConstraints = Mapping[Any, ValueRanges]
 ValueLookup = Callable[[torch.fx.Node], Union[TensorValue, ScalarValue]]
 
 
-def is_symbolic_number(value: Any) -> bool:
-    return isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool))
-
-
 def is_size_computation(node: torch.fx.Node) -> bool:
     """True for a call that computes a number (a size) rather than a tensor."""
     return node.target in PRIM_OPERATORS or node.target in SIZE_OPERATORS
