@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from kiln.boards import DEFAULT_BOARD, BoardFileError, BoardProfile, load_board
+from kiln.cli.compile_options import add_compile_options, passed_on
 from kiln.cli.errors import OneLineArgumentParser, report_failure
 from kiln.deploy.firmware import PRESETS, build_firmware, find_build_tools, locate_sources
 from kiln.deploy.image import make_image, run_note, write_run_note
@@ -62,40 +63,13 @@ from kiln.memory.manifest import pool_budget
 EXIT_OUTPUTS_DIFFER = 2
 EXIT_TIMEOUT = 124
 
-#: kiln-aot flags kiln-deploy passes on (also accepted inside --aot_arm_compiler_flags).
-_AOT_FLAGS = ("quantize", "delegate", "target", "system_config", "memory_mode", "calibration_samples",
-              "intermediates", "evaluate", "debug")
-
-
-def _add_aot_options(parser: argparse.ArgumentParser) -> None:
-    """The compile flags, spelled as kiln-aot (and ExecuTorch's aot_arm_compiler) spell them."""
-    parser.add_argument("--quantize", "-q", action="store_true", help="int8 (kiln-aot --quantize)")
-    parser.add_argument("--delegate", "-d", action="store_true",
-                        help="lower to the Ethos-U NPU (kiln-aot --delegate; needs --quantize); the firmware "
-                             "runs it on Kiln's virtual Ethos-U")
-    parser.add_argument("--target", "-t",
-                        help="the NPU for --delegate, e.g. ethos-u55-128 (default); a CPU name (cortex-m55, "
-                             "cortex-m85) is the same as --cpu, and with --quantize compiles the int8 program "
-                             "for its cortex_m:: kernels")
-    parser.add_argument("--system_config", help="Vela system configuration for --delegate (kiln-aot)")
-    parser.add_argument("--memory_mode", help="Vela memory mode for --delegate (kiln-aot)")
-    parser.add_argument("--calibration_samples", type=int, metavar="N", help="kiln-aot --calibration_samples")
-    parser.add_argument("--intermediates", "-i", type=Path, metavar="DIR",
-                        help="kiln-aot's intermediates (inputs, reference outputs, partition report, TOSA, "
-                             "Vela output) go here (default: <output>/intermediates)")
-    parser.add_argument("--evaluate", action="store_true",
-                        help="kiln-aot --evaluate: check the program against PyTorch (and the TOSA reference "
-                             "model with --delegate) before building")
-    parser.add_argument("--debug", action="store_true",
-                        help="verbose logs and full tracebacks (kiln-aot --debug too)")
-
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineArgumentParser(prog="kiln-deploy", description=__doc__.split("\n")[0],
                                    formatter_class=argparse.RawDescriptionHelpFormatter,
                                    epilog="\n".join(__doc__.split("\n")[2:]))
     parser.add_argument("--model_name", "-m", required=True, help="a kiln.models name or path/to/file.py:Class")
-    _add_aot_options(parser)
+    add_compile_options(parser, for_deploy=True)
     parser.add_argument("--aot_arm_compiler_flags", metavar="FLAGS", default="",
                         help="compile flags in one string, as ExecuTorch's run.sh takes them, e.g. "
                              "\"--delegate --quantize --intermediates DIR --evaluate\"")
@@ -139,7 +113,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     if args.aot_arm_compiler_flags.strip():
         inner = OneLineArgumentParser(prog="kiln-deploy --aot_arm_compiler_flags", add_help=False,
                                       argument_default=argparse.SUPPRESS)
-        _add_aot_options(inner)
+        add_compile_options(inner, for_deploy=True)
         for name, value in vars(inner.parse_args(shlex.split(args.aot_arm_compiler_flags))).items():
             setattr(args, name, value)
     return args
@@ -169,17 +143,6 @@ def firmware_options(args: argparse.Namespace) -> list[str]:
     return [f"-DKILN_FIRMWARE_ETDUMP={etdump}", f"-DKILN_FIRMWARE_ETDUMP_BYTES={args.etdump_bytes}",
             f"-DKILN_FIRMWARE_BUNDLE_RTOL={args.rtol!r}", f"-DKILN_FIRMWARE_BUNDLE_ATOL={args.atol!r}",
             f"-DKILN_FIRMWARE_NPU_TARGET={npu}"]
-
-
-def _aot_args(args: argparse.Namespace) -> list[str]:
-    """kiln-aot's flags for this deployment."""
-    extra = []
-    for name in _AOT_FLAGS:
-        value = getattr(args, name)
-        if name == "intermediates" or value in (None, False):
-            continue
-        extra += [f"--{name}"] if value is True else [f"--{name}", str(value)]
-    return extra
 
 
 def check_target(args: argparse.Namespace) -> None:
@@ -336,7 +299,7 @@ def deploy(args: argparse.Namespace) -> int:
         steps.note(f"board {board.name} has no QEMU machine (no qemu in its board file): building only")
     compile_log = _fresh_log(out / "compile.log")
     with steps.step(f"compiling {args.model_name} -> {shown(out / name)}.pte (log: {shown(compile_log)})"):
-        prepared = prepare_program(args.model_name, out, name, _aot_args(args), intermediates=intermediates,
+        prepared = prepare_program(args.model_name, out, name, passed_on(args, leave_out=("intermediates",)), intermediates=intermediates,
                                    log=compile_log, board=pool_budget(board))
     from kiln.memory.manifest import describe
 
