@@ -145,6 +145,11 @@ def firmware_options(args: argparse.Namespace) -> list[str]:
             f"-DKILN_FIRMWARE_NPU_TARGET={npu}"]
 
 
+def aot_flags(args: argparse.Namespace) -> list[str]:
+    """kiln-aot's flags for this deployment (the intermediates folder is passed on separately)."""
+    return passed_on(args, leave_out=("intermediates",))
+
+
 def check_target(args: argparse.Namespace) -> None:
     """Refuses, before anything is built, an NPU that nothing would run on and an NPU the
     virtual Ethos-U cannot run; checks the NPU flags' names (with suggestions)."""
@@ -299,7 +304,7 @@ def deploy(args: argparse.Namespace) -> int:
         steps.note(f"board {board.name} has no QEMU machine (no qemu in its board file): building only")
     compile_log = _fresh_log(out / "compile.log")
     with steps.step(f"compiling {args.model_name} -> {shown(out / name)}.pte (log: {shown(compile_log)})"):
-        prepared = prepare_program(args.model_name, out, name, passed_on(args, leave_out=("intermediates",)), intermediates=intermediates,
+        prepared = prepare_program(args.model_name, out, name, aot_flags(args), intermediates=intermediates,
                                    log=compile_log, board=pool_budget(board))
     from kiln.memory.manifest import describe
 
