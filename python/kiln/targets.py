@@ -1,8 +1,24 @@
-"""The targets Kiln compiles for, and the checks and suggestions for their names.
+"""The targets Kiln compiles for: one table, and the checks and suggestions for their names.
 
 Ethos-U NPUs (``ethos-u55-128``: family and MAC count, as Vela's ``--accelerator-config``
 names them) and Cortex-M CPUs without an NPU (``cortex-m55``). Every backend and command
-takes its target names from here.
+takes its target facts from here; the virtual NPU's C++ copy of the NPU table
+(``backends/arm/vnpu/virtual_npu.cpp``) is checked against it by a test.
+
+Default Vela system configuration and memory mode per family (why):
+
+============  ================================  ==============  =====================================
+family        system config                     memory mode     note
+============  ================================  ==============  =====================================
+ethos-u55     Ethos_U55_High_End_Embedded       Shared_Sram     as ExecuTorch and Vela do
+ethos-u65     Ethos_U65_High_End                Shared_Sram     ExecuTorch: Dedicated_Sram_384KB
+ethos-u85     Ethos_U85_SYS_DRAM_Mid            Shared_Sram     ExecuTorch: Sram_Only
+============  ================================  ==============  =====================================
+
+Shared_Sram on every target keeps one memory layout everywhere: weights and the
+command stream stay in read-only memory (flash or DRAM, AXI1) and the tensor arena in
+SRAM (AXI0), so a program needs no NPU-private cache region. Dedicated_Sram* (U65/U85:
+arena in DRAM, SRAM used as a cache) and Sram_Only are one argument away.
 """
 
 from __future__ import annotations
@@ -11,13 +27,52 @@ import difflib
 import math
 import re
 
+from dataclasses import dataclass
+
 from kiln import KilnError
 
-TARGETS: tuple[str, ...] = (
-    "ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
-    "ethos-u65-256", "ethos-u65-512",
-    "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
+
+@dataclass(frozen=True)
+class NpuFamily:
+    """An Ethos-U generation and the Vela configuration Kiln compiles for by default."""
+
+    name: str  # "ethos-u55"
+    system_config: str  # Vela's default system configuration for the family
+    memory_mode: str  # and memory mode
+
+
+@dataclass(frozen=True)
+class NpuTarget:
+    """One Ethos-U configuration: its family, MACs per cycle and NPU cores."""
+
+    name: str  # "ethos-u55-128", Vela's --accelerator-config
+    family: str
+    macs: int
+    cores: int  # cores of the configuration (the virtual NPU runs as many)
+
+
+NPU_FAMILIES: dict[str, NpuFamily] = {family.name: family for family in (
+    NpuFamily("ethos-u55", "Ethos_U55_High_End_Embedded", "Shared_Sram"),
+    NpuFamily("ethos-u65", "Ethos_U65_High_End", "Shared_Sram"),
+    NpuFamily("ethos-u85", "Ethos_U85_SYS_DRAM_Mid", "Shared_Sram"),
+)}
+
+NPU_TARGETS: tuple[NpuTarget, ...] = (
+    NpuTarget("ethos-u55-32", "ethos-u55", 32, 1),
+    NpuTarget("ethos-u55-64", "ethos-u55", 64, 1),
+    NpuTarget("ethos-u55-128", "ethos-u55", 128, 1),
+    NpuTarget("ethos-u55-256", "ethos-u55", 256, 1),
+    NpuTarget("ethos-u65-256", "ethos-u65", 256, 1),
+    NpuTarget("ethos-u65-512", "ethos-u65", 512, 2),
+    NpuTarget("ethos-u85-128", "ethos-u85", 128, 1),
+    NpuTarget("ethos-u85-256", "ethos-u85", 256, 1),
+    NpuTarget("ethos-u85-512", "ethos-u85", 512, 2),
+    NpuTarget("ethos-u85-1024", "ethos-u85", 1024, 4),
+    NpuTarget("ethos-u85-2048", "ethos-u85", 2048, 4),
 )
+
+#: The Ethos-U target names, smallest family and configuration first.
+TARGETS: tuple[str, ...] = tuple(target.name for target in NPU_TARGETS)
 
 #: The target the command-line tools compile for when none is given.
 DEFAULT_TARGET = "ethos-u55-128"
@@ -34,6 +89,16 @@ class CompileSpecError(KilnError, ValueError):
 
 class TargetError(CompileSpecError):
     """The target is not one of the Ethos-U accelerator configurations Vela knows."""
+
+
+def family_of(target: str) -> str:
+    """The family part of an Ethos-U target name: ``"ethos-u55-128"`` -> ``"ethos-u55"``."""
+    return target.rsplit("-", 1)[0]
+
+
+def macs_of(target: str) -> int:
+    """The MACs per cycle an Ethos-U target name gives: ``"ethos-u55-128"`` -> 128."""
+    return int(target.rsplit("-", 1)[1])
 
 
 def is_cortex_m_name(name: str) -> bool:
@@ -81,9 +146,8 @@ def nearest_target(name: str) -> str | None:
     if match is None:
         close = difflib.get_close_matches(name.lower(), TARGETS, n=1, cutoff=0.6)
         return close[0] if close else None
-    families = {t.rsplit("-", 1)[0] for t in TARGETS}
-    family = min(sorted(families), key=lambda f: abs(int(f[-2:]) - int(match.group(1))))
-    counts = [int(t.rsplit("-", 1)[1]) for t in TARGETS if t.startswith(family + "-")]
+    family = min(sorted(NPU_FAMILIES), key=lambda f: abs(int(f[-2:]) - int(match.group(1))))
+    counts = [t.macs for t in NPU_TARGETS if t.family == family]
     given = int(match.group(2))
     same_digits = [c for c in counts if sorted(str(c)) == sorted(match.group(2).lstrip("0") or "0")]
     if same_digits:

@@ -6,20 +6,7 @@ against Vela's own configuration file (``vela.ini`` shipped with ethos-u-vela, o
 file given as ``config_ini``), so a typo fails here, with the valid names, rather
 than deep inside Vela.
 
-Defaults (why):
-
-============  ================================  ==============  =====================================
-target        system config                     memory mode     note
-============  ================================  ==============  =====================================
-ethos-u55-*   Ethos_U55_High_End_Embedded       Shared_Sram     as ExecuTorch and Vela do
-ethos-u65-*   Ethos_U65_High_End                Shared_Sram     ExecuTorch: Dedicated_Sram_384KB
-ethos-u85-*   Ethos_U85_SYS_DRAM_Mid            Shared_Sram     ExecuTorch: Sram_Only
-============  ================================  ==============  =====================================
-
-Shared_Sram on every target keeps one memory layout everywhere: weights and the
-command stream stay in read-only memory (flash or DRAM, AXI1) and the tensor arena in
-SRAM (AXI0), so a program needs no NPU-private cache region. Dedicated_Sram* (U65/U85:
-arena in DRAM, SRAM used as a cache) and Sram_Only are one argument away.
+The defaults per family, and why, are in :mod:`kiln.targets` (``NPU_FAMILIES``).
 
 A memory mode is available on a system configuration when Vela would accept the
 placement it implies: constants in Dram/OnChipFlash/OffChipFlash, the arena in
@@ -36,13 +23,16 @@ import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kiln.targets import CORTEX_M_TARGETS, TARGETS, CompileSpecError, TargetError, suggest_target
-
-_DEFAULTS: dict[str, tuple[str, str]] = {
-    "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
-    "ethos-u65": ("Ethos_U65_High_End", "Shared_Sram"),
-    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Shared_Sram"),
-}
+from kiln.targets import (
+    CORTEX_M_TARGETS,
+    NPU_FAMILIES,
+    TARGETS,
+    CompileSpecError,
+    TargetError,
+    family_of,
+    macs_of,
+    suggest_target,
+)
 
 # Flags that the spec's own fields produce; giving them in extra_flags would be ambiguous.
 _FIELD_FLAGS = {
@@ -168,7 +158,8 @@ class EthosUCompileSpec:
             object.__setattr__(self, "config_ini", Path(self.config_ini))
         object.__setattr__(self, "extra_flags", self._checked_extra_flags(self.extra_flags))
         config = self.vela_config()
-        default_system, default_memory = _DEFAULTS[self.arch]
+        family = NPU_FAMILIES[self.arch]
+        default_system, default_memory = family.system_config, family.memory_mode
         system = self._checked_system_config(config, self.system_config or default_system)
         object.__setattr__(self, "system_config", system)
         memory = self._checked_memory_mode(config, self.memory_mode or default_memory)
@@ -194,7 +185,7 @@ class EthosUCompileSpec:
     def _family_system_configs(self, config: VelaConfig) -> list[str]:
         """System configs this target may use: its own family's, plus unprefixed custom ones."""
         family = "Ethos_U" + self.arch[-2:]  # "ethos-u55" -> "Ethos_U55"
-        families = ("Ethos_U55", "Ethos_U65", "Ethos_U85")
+        families = tuple("Ethos_U" + name[-2:] for name in NPU_FAMILIES)
         return [name for name in config.system_configs
                 if name.startswith(family) or not name.startswith(families)]
 
@@ -232,12 +223,12 @@ class EthosUCompileSpec:
     @property
     def arch(self) -> str:
         """Accelerator family: ``"ethos-u55"``, ``"ethos-u65"`` or ``"ethos-u85"``."""
-        return self.target.rsplit("-", 1)[0]
+        return family_of(self.target)
 
     @property
     def macs(self) -> int:
         """MACs per cycle of the configuration (the number after the family)."""
-        return int(self.target.rsplit("-", 1)[1])
+        return macs_of(self.target)
 
     @property
     def is_u55(self) -> bool:

@@ -20,11 +20,12 @@ from typing import Any, Callable, Optional, Protocol
 import torch
 
 from kiln.backends.arm.partitioner.batch import folds_batch
-from kiln.backends.arm.partitioner.op_support import U85, family_of, support_for
+from kiln.backends.arm.partitioner.op_support import U85, support_for
 from kiln.delegation.nodes import argument, shape_of
 from kiln.passes.constant_values import ConstantEvaluator
 from kiln.passes.delegation import is_dequantize, operator_name
 from kiln.passes.safe_softmax import applies_a_mask, softmax_mask
+from kiln.targets import family_of
 
 # Vela's limits (regor's operator constraints and Vela's SUPPORTED_OPS documentation).
 MAX_DIMENSION = 65535  # every tensor dimension
