@@ -4,6 +4,10 @@ The schema is documented at the top of kernels/portable/op_table.yaml. A build m
 layer several libraries, given most specific first (e.g. optimized, portable): an
 operator gets the kernel of the first library that has the operator and supports every
 dtype the selection needs for it.
+
+The one reader of op tables: the registration code generator (tools/codegen, which loads
+this file by path at CMake time, so it imports only the standard library and PyYAML) and
+the kernel check of :func:`kiln.export` (:mod:`kiln.passes.kernel_availability`).
 """
 
 from __future__ import annotations
@@ -38,13 +42,24 @@ class KernelEntry:
     op: str
     kernel: str  # fully qualified C++ function
     source: Path  # absolute
-    dtypes: frozenset[str]  # "any" means every dtype
+    dtypes: frozenset[str]  # "any" means every dtype (the kernel only moves bytes)
+    out_dtypes: frozenset[str]  # those it writes (the table's out_dtypes, else dtypes)
 
     def supports(self, dtype: str) -> bool:
         return "any" in self.dtypes or dtype in self.dtypes
 
+    def writes(self, dtype: str) -> bool:
+        return "any" in self.out_dtypes or dtype in self.out_dtypes
+
     def describe_dtypes(self) -> str:
         return "any dtype" if "any" in self.dtypes else ", ".join(sorted(self.dtypes)) or "no tensors"
+
+    def describe(self) -> str:
+        """``"portable kernel takes Char, Float"``, and what it writes when that differs."""
+        accepted = self.describe_dtypes()
+        if self.out_dtypes != self.dtypes:
+            accepted += f", writes {', '.join(sorted(self.out_dtypes))}"
+        return f"{self.library} kernel takes {accepted}"
 
 
 @dataclass(frozen=True)
@@ -58,8 +73,10 @@ class OpTable:
         return list(dict.fromkeys(entry.source for entry in self.entries.values()))
 
 
-def load_op_table(library: str, path: Path) -> OpTable:
-    """Reads and checks one table: keys, names, dtypes, unique ops, existing sources."""
+def load_op_table(library: str, path: Path, *, check_sources: bool = True) -> OpTable:
+    """Reads and checks one table: keys, names, dtypes, unique ops and (``check_sources``:
+    the build's use; an installed package ships the tables without the sources) existing
+    sources."""
     path = Path(path).resolve()
     where = f"{path}"
     try:
@@ -87,9 +104,10 @@ def load_op_table(library: str, path: Path) -> OpTable:
         if op in entries:
             raise OpTableError(f"{where}: operator {op} is listed twice")
         source_path = (path.parent / source).resolve()
-        if not source_path.is_file():
+        if check_sources and not source_path.is_file():
             raise OpTableError(f"{where}: {op}: source {source} does not exist")
-        entries[op] = KernelEntry(library, op, kernel, source_path, frozenset(map(str, dtypes)))
+        entries[op] = KernelEntry(library, op, kernel, source_path, frozenset(map(str, dtypes)),
+                                  frozenset(map(str, out_dtypes)))
     return OpTable(library, path, entries)
 
 
