@@ -24,8 +24,8 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[2] / "python"
 #: ``kiln._runtime`` are the foundation every layer may use.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("kiln",),  # KilnError and its subclasses, lazy attributes, the C++ runtime extension
-    # MethodGraph; the target table; where firmware sources are; example models
-    ("kiln.ir", "kiln.targets", "kiln.firmware_tree", "kiln.models"),
+    # MethodGraph; the target table; tolerances; where firmware sources are; example models
+    ("kiln.ir", "kiln.targets", "kiln.tolerances", "kiln.firmware_tree", "kiln.models"),
     ("kiln.serialize",),  # the .pte format: schema, reader, writer, scalar types, emitter
     ("kiln.runtime", "kiln.boards", "kiln.passes"),  # run programs; board profiles; core ATen -> MethodGraph
     ("kiln.program", "kiln.memory"),  # Program (load, save, summary); memory planning and manifests

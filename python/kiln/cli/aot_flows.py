@@ -18,13 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from kiln.targets import DEFAULT_TARGET, is_cortex_m_name
+from kiln.tolerances import FLOAT_OUTPUT_LIMIT, INT8_OUTPUT_LIMIT
 
 if TYPE_CHECKING:
     import torch
-
-# Largest error (of max |reference|) of a program run on Kiln's runtime against PyTorch.
-FLOAT_LIMIT = 1e-4
-INT8_LIMIT = 1e-2
 
 
 def outputs_as_list(value: Any) -> list[torch.Tensor]:
@@ -116,7 +113,7 @@ class CpuFlow:
         with progress.step("evaluating on Kiln's runtime against "
                            + ("quantized PyTorch" if quantized is not None else "eager PyTorch")):
             results = evaluate(output.read_bytes(), inputs, expected)
-        return RuntimeComparison(results, FLOAT_LIMIT if quantized is None else INT8_LIMIT)
+        return RuntimeComparison(results, FLOAT_OUTPUT_LIMIT if quantized is None else INT8_OUTPUT_LIMIT)
 
 
 @dataclass

@@ -59,6 +59,7 @@ from kiln.deploy.prepare import DeployError, PreparedProgram, prepare_program
 from kiln.deploy.qemu import QemuTimeout, run_firmware
 from kiln.deploy.steps import StepPrinter
 from kiln.memory.manifest import pool_budget
+from kiln.tolerances import BUNDLE_ATOL, BUNDLE_RTOL
 
 EXIT_OUTPUTS_DIFFER = 2
 EXIT_TIMEOUT = 124
@@ -99,8 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bundleio", action="store_true",
                         help="embed a bundled program (test case: the example input and the reference outputs) "
                              "and check it on the device (Test_result: PASS/FAIL)")
-    parser.add_argument("--rtol", type=float, default=1e-5, help="bundled test tolerance, relative (default 1e-5)")
-    parser.add_argument("--atol", type=float, default=1e-8, help="bundled test tolerance, absolute (default 1e-8)")
+    parser.add_argument("--rtol", type=float, default=BUNDLE_RTOL,
+                        help=f"bundled test tolerance, relative (default {BUNDLE_RTOL:g})")
+    parser.add_argument("--atol", type=float, default=BUNDLE_ATOL,
+                        help=f"bundled test tolerance, absolute (default {BUNDLE_ATOL:g})")
     parser.add_argument("--etdump", type=Path, help="record an ETDump of the firmware's run into this host file")
     parser.add_argument("--etdump-bytes", type=int, default=256 * 1024,
                         help="the firmware's ETDump memory (default 256 KiB; when full it stops and counts drops)")
