@@ -51,6 +51,16 @@ class NpuTarget:
     cores: int  # cores of the configuration (the virtual NPU runs as many)
 
 
+@dataclass(frozen=True)
+class CpuTarget:
+    """A Cortex-M CPU without an NPU (int8 programs run on its cortex_m:: kernels)."""
+
+    name: str  # "cortex-m55"
+    preset: str = ""  # the CMake configure preset of its firmware (CMakePresets.json); "": none
+    board: str = ""  # the shipped board whose QEMU machine runs its firmware; "": none
+    deploy: bool = False  # kiln-deploy builds firmware for it (the others: Cortex-M kernel runs only)
+
+
 NPU_FAMILIES: dict[str, NpuFamily] = {family.name: family for family in (
     NpuFamily("ethos-u55", "Ethos_U55_High_End_Embedded", "Shared_Sram"),
     NpuFamily("ethos-u65", "Ethos_U65_High_End", "Shared_Sram"),
@@ -79,7 +89,14 @@ DEFAULT_TARGET = "ethos-u55-128"
 
 #: CPUs without an NPU: int8 programs for them run on the cortex_m:: kernels
 #: (kiln.backends.cortex_m), DSP-accelerated on the M4/M7/M33, Helium on the M55/M85.
-CORTEX_M_TARGETS: tuple[str, ...] = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "cortex-m85")
+CPU_TARGETS: tuple[CpuTarget, ...] = (
+    CpuTarget("cortex-m4", "arm-baremetal-m4", "mps2-an386"),  # the MPS2 boards' DSP cores
+    CpuTarget("cortex-m7"),
+    CpuTarget("cortex-m33", "arm-baremetal-m33", "mps2-an505"),
+    CpuTarget("cortex-m55", "arm-baremetal", "corstone-300", deploy=True),
+    CpuTarget("cortex-m85", "arm-baremetal-m85", deploy=True),
+)
+CORTEX_M_TARGETS: tuple[str, ...] = tuple(target.name for target in CPU_TARGETS)
 DEFAULT_CORTEX_M_TARGET = "cortex-m55"
 
 
@@ -89,6 +106,14 @@ class CompileSpecError(KilnError, ValueError):
 
 class TargetError(CompileSpecError):
     """The target is not one of the Ethos-U accelerator configurations Vela knows."""
+
+
+def cpu_target(name: str) -> CpuTarget:
+    """The table's row for Cortex-M target ``name`` (a TargetError with a suggestion for any other)."""
+    for target in CPU_TARGETS:
+        if target.name == name:
+            return target
+    return cpu_target(check_cortex_m_target(name))
 
 
 def family_of(target: str) -> str:

@@ -4,6 +4,7 @@
   the architecture, MACs and cores the virtual NPU runs; a row there that disagrees with
   :data:`kiln.targets.NPU_TARGETS` would run a program on a different NPU than it was
   compiled for.
+* The Cortex-M targets' firmware presets are CMakePresets.json's, their boards shipped ones.
 * The bundled-program tolerances of ``kiln-run`` and the firmware are
   :mod:`kiln.tolerances`' (``kiln-deploy`` passes its own to the firmware build).
 
@@ -54,3 +55,14 @@ def test_the_runners_check_bundled_programs_with_the_package_tolerances() -> Non
                           for name in ("RTOL", "ATOL")),
     }
     assert found == {"kiln-run": (BUNDLE_RTOL, BUNDLE_ATOL), "firmware": (BUNDLE_RTOL, BUNDLE_ATOL)}
+
+
+def test_every_cortex_m_preset_and_board_of_the_target_table_exists() -> None:
+    import json
+
+    from kiln.boards import shipped_board_names
+    from kiln.targets import CPU_TARGETS
+
+    presets = {p["name"] for p in json.loads((REPO / "CMakePresets.json").read_text())["configurePresets"]}
+    assert sorted(t.preset for t in CPU_TARGETS if t.preset and t.preset not in presets) == []
+    assert sorted(t.board for t in CPU_TARGETS if t.board and t.board not in shipped_board_names(REPO)) == []
