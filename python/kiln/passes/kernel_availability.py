@@ -21,7 +21,7 @@ from typing import Optional
 
 from kiln import UnsupportedOperatorError
 from kiln.ir.method_graph import KernelCall, MethodGraph, tensors_in
-from kiln.passes.op_tables import KernelEntry, load_op_table
+from kiln.passes.op_tables import KernelEntry, parse_op_table
 from kiln.serialize.scalar_types import SCALAR_TYPE_NAMES
 
 logger = logging.getLogger(__name__)
@@ -69,11 +69,12 @@ def kernel_table(libraries: tuple[str, ...] = KERNEL_LIBRARIES) -> Optional[dict
     table: dict[str, list[KernelEntry]] = {}
     found = False
     for library in libraries:
-        path = op_table_path(library)
-        if path is None:
+        text = op_table_text(library)
+        if text is None:
             continue
         found = True
-        for kernel in load_op_table(library, path, check_sources=False).entries.values():
+        where = op_table_path(library) or Path(library) / "op_table.yaml"
+        for kernel in parse_op_table(library, text, where, check_sources=False).entries.values():
             table.setdefault(kernel.op, []).append(kernel)
     if not found:
         logger.warning(

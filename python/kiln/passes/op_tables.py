@@ -78,10 +78,19 @@ def load_op_table(library: str, path: Path, *, check_sources: bool = True) -> Op
     the build's use; an installed package ships the tables without the sources) existing
     sources."""
     path = Path(path).resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise OpTableError(f"{path}: cannot read the op table: {error}") from error
+    return parse_op_table(library, text, path, check_sources=check_sources)
+
+
+def parse_op_table(library: str, text: str, path: Path, *, check_sources: bool = True) -> OpTable:
+    """:func:`load_op_table` of a table's ``text`` (``path``: where it is, for messages and sources)."""
     where = f"{path}"
     try:
-        rows = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as error:
+        rows = yaml.safe_load(text)
+    except yaml.YAMLError as error:
         raise OpTableError(f"{where}: cannot read the op table: {error}") from error
     if not isinstance(rows, list):
         raise OpTableError(f"{where}: an op table is a YAML list of entries, got {type(rows).__name__}")
