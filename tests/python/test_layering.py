@@ -172,3 +172,11 @@ def test_the_checker_sees_function_level_and_relative_imports(tmp_path: Path) ->
     found = _imports("kiln.serialize.emitter", source, {"kiln.serialize.pte_file": source})
     assert [(item.imported, item.line) for item in found] == [("kiln.serialize.pte_file", 2),
                                                               ("kiln.memory.planner", 6)]
+
+
+def test_the_architecture_page_lists_the_layers() -> None:
+    """docs/architecture.md's table: one row per layer, its packages in LAYERS' order."""
+    page = (PACKAGE_ROOT.parent / "docs" / "architecture.md").read_text()
+    rows = [line.split("|")[1:3] for line in page.splitlines() if line.startswith("| ") and line[2].isdigit()]
+    documented = tuple(tuple(name.strip(" `") for name in packages.split(",")) for _, packages in rows)
+    assert documented == LAYERS

@@ -1,7 +1,9 @@
 """The README's commands and code work as written: each shell and Python snippet runs, in
 README order, in one folder outside the checkout, with relative paths and outputs into
 folders that do not exist yet (``path/to/kiln`` is the checkout). The CMake snippet is
-configured in a project of its own, so every target it names must exist.
+configured in a project of its own, so every target it names must exist. In docs/, the
+snippets marked runnable (a fence such as ```` ```python runnable ````) run, each in a
+folder of its own.
 
 Not run here: the quick start (it installs everything and deploys mv2: many minutes), the
 kiln-deploy snippets (a firmware build and mv2 in QEMU; test_pip_install.py runs
@@ -22,6 +24,7 @@ import pytest
 
 CHECKOUT = Path(__file__).resolve().parents[3]
 README = CHECKOUT / "README.md"
+DOCS = CHECKOUT / "docs"
 
 #: Snippets not run here, by a command they contain, and why.
 NOT_RUN = {
@@ -50,9 +53,10 @@ class Snippet:
         return next((why for command, why in NOT_RUN.items() if command in self.code), None)
 
 
-def readme_snippets(language: str) -> list[Snippet]:
-    snippets, lines = [], README.read_text().splitlines()
-    fence = re.compile(r"^```(\w+)\s*$")
+def readme_snippets(language: str, page: Path = README, marker: str = "") -> list[Snippet]:
+    """The ``language`` code blocks of ``page`` whose fence says ``marker`` after the language."""
+    snippets, lines = [], page.read_text().splitlines()
+    fence = re.compile(r"^```(\w+)[ \t]*(\w*)\s*$")
     index = 0
     while index < len(lines):
         match = fence.match(lines[index])
@@ -60,7 +64,7 @@ def readme_snippets(language: str) -> list[Snippet]:
             index += 1
             continue
         end = lines.index("```", index + 1)
-        if match.group(1) == language:
+        if match.groups() == (language, marker):
             snippets.append(Snippet(index + 1, language, "\n".join(lines[index + 1:end]) + "\n"))
         index = end + 1
     return snippets
@@ -68,6 +72,9 @@ def readme_snippets(language: str) -> list[Snippet]:
 
 RUNNABLE = [s for s in readme_snippets("sh") + readme_snippets("python") if s.reason_not_run() is None]
 RUNNABLE.sort(key=lambda s: s.line)
+#: (page, snippet) of every snippet of docs/ marked runnable.
+DOCS_RUNNABLE = [(page, snippet) for page in sorted(DOCS.glob("*.md"))
+                 for language in ("sh", "python") for snippet in readme_snippets(language, page, "runnable")]
 
 
 def user_environment() -> dict[str, str]:
@@ -111,6 +118,18 @@ def test_readme_snippet_runs(snippet_results, snippet: Snippet) -> None:
     completed = snippet_results[snippet.line]
     assert completed.returncode == 0, (
         f"README.md line {snippet.line} failed with exit {completed.returncode}:\n{snippet.code}\n"
+        f"--- stdout\n{completed.stdout[-3000:]}\n--- stderr\n{completed.stderr[-3000:]}")
+
+
+def test_docs_have_runnable_snippets() -> None:
+    assert any(page.name == "architecture.md" for page, _ in DOCS_RUNNABLE)
+
+
+@pytest.mark.parametrize("page, snippet", DOCS_RUNNABLE, ids=lambda v: v.name if isinstance(v, (Path, Snippet)) else "")
+def test_docs_snippet_runs(page: Path, snippet: Snippet, tmp_path: Path) -> None:
+    completed = run_snippet(snippet, tmp_path)
+    assert completed.returncode == 0, (
+        f"docs/{page.name} line {snippet.line} failed with exit {completed.returncode}:\n{snippet.code}\n"
         f"--- stdout\n{completed.stdout[-3000:]}\n--- stderr\n{completed.stderr[-3000:]}")
 
 
