@@ -59,8 +59,9 @@ set(KILN_CODEGEN_SCRIPT "${_KILN_ROOT}/tools/codegen/gen_registration.py" CACHE 
 set(KILN_CODEGEN_DEPENDS
   "${_KILN_ROOT}/tools/codegen/gen_registration.py"
   "${_KILN_ROOT}/tools/codegen/op_tables.py"
+  "${_KILN_ROOT}/python/kiln/passes/op_tables.py"
   "${_KILN_ROOT}/tools/codegen/selection.py"
-  "${_KILN_ROOT}/python/kiln/cli/oplist.py" CACHE INTERNAL "")
+  "${_KILN_ROOT}/python/kiln/serialize/operator_list.py" CACHE INTERNAL "")
 set(KILN_PROGRAM_SCHEMA "${_KILN_ROOT}/runtime/schema/program.fbs" CACHE INTERNAL "")
 
 # kiln_add_kernel_library(NAME <library> TABLE <op_table.yaml> [LINK <targets>...])

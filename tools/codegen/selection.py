@@ -14,9 +14,9 @@ import yaml
 
 from op_tables import OpTable, OpTableError
 
-# python/kiln/cli/oplist.py reads programs; it is loaded by path (not through the kiln
+# python/kiln/serialize/operator_list.py reads programs; it is loaded by path (not through the kiln
 # package) so that code generation needs no torch, numpy or runtime extension.
-_OPLIST = Path(__file__).resolve().parents[2] / "python" / "kiln" / "cli" / "oplist.py"
+_OPLIST = Path(__file__).resolve().parents[2] / "python" / "kiln" / "serialize" / "operator_list.py"
 
 
 @dataclass

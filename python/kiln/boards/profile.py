@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kiln import targets
+
 #: The Ethos-U families a board's NPU may be (``npu.families``).
-NPU_FAMILIES = ("ethos-u55", "ethos-u65", "ethos-u85")
+NPU_FAMILIES: tuple[str, ...] = tuple(targets.NPU_FAMILIES)
 
 
 @dataclass(frozen=True)

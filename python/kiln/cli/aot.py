@@ -13,6 +13,9 @@ Four flows:
 * ``--delegate --backend xnnpack`` (fp32, or int8 with ``--quantize``): the parts XNNPACK
   runs become XNNPACK delegates, for host and Android CPUs.
 
+Each flow is an object of :mod:`kiln.cli.aot_flows`; the compile flags kiln-deploy shares
+are declared in :mod:`kiln.cli.compile_options`.
+
 Every failure ends in one line on stderr (kiln.cli.errors): exit 2 for the user's errors
 (flags, model, files), 1 for an evaluation over its limit or an internal error;
 ``--debug`` prints the traceback too.
@@ -25,19 +28,17 @@ import logging
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Optional
 
-from kiln.backends.arm.compile_spec import CORTEX_M_TARGETS, DEFAULT_TARGET, is_cortex_m_name
+from kiln.cli.aot_flows import choose_flow, cpu_lowering_line, outputs_as_list
+from kiln.cli.compile_options import add_compile_options
 
 if TYPE_CHECKING:
     import torch
 
 # numpy and torch are imported where they are used: a mistyped flag fails at once, without
 # the seconds torch takes to import.
-
-DEFAULT_CALIBRATION_SAMPLES = 8
 
 EPILOG = """examples:
   kiln-aot --model_name mv2 --output mv2.pte --evaluate
@@ -61,40 +62,13 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where to write the program; a folder (existing, or ending in /) gets the "
                              "default name (in the current folder by default: <model>.pte; "
                              "<model>_int8.pte with --quantize; <model>_<target>.pte with --delegate)")
-    parser.add_argument("--quantize", "-q", action="store_true",
-                        help="quantize to int8 (PT2E, Ethos-U quantizer) before compiling; without "
-                             "--delegate the int8 program runs on the CPU's portable quantized kernels")
-    parser.add_argument("--delegate", "-d", action="store_true",
-                        help="run the parts the Ethos-U NPU supports as delegates (needs --quantize); "
-                             "the rest stays on the CPU, each node with its reason in the report")
     parser.add_argument("--backend", choices=["ethos-u", "xnnpack"], default="ethos-u",
                         help="what --delegate delegates to: the Ethos-U NPU (int8, needs --quantize) or "
                              "XNNPACK on the CPU (fp32, or int8 with --quantize, which then uses the XNNPACK "
                              "quantizer) (default: %(default)s)")
-    parser.add_argument("--target", "-t",
-                        help="Ethos-U target for --delegate: ethos-u55-32/64/128/256, ethos-u65-256/512, "
-                             f"ethos-u85-128/256/512/1024/2048 (default: {DEFAULT_TARGET}); or a CPU without NPU "
-                             f"for --quantize: {', '.join(CORTEX_M_TARGETS)} (int8 on the cortex_m:: kernels)")
-    parser.add_argument("--system_config",
-                        help="Vela system configuration for --delegate (default: derived from the target)")
-    parser.add_argument("--memory_mode",
-                        help="Vela memory mode for --delegate, e.g. Shared_Sram, Dedicated_Sram (default: derived "
-                             "from the target)")
-    parser.add_argument("--calibration_samples", type=int, default=DEFAULT_CALIBRATION_SAMPLES, metavar="N",
-                        help="calibrate on N inputs: the example input and N-1 random inputs of the same "
-                             "mean and spread (default: %(default)s)")
     parser.add_argument("--nhwc_io", action="store_true",
                         help="delegates take/return channels-last (NHWC) tensors where they are the "
                              "program's inputs/outputs, so the CPU does not transpose them")
-    parser.add_argument("--intermediates", type=Path, metavar="DIR",
-                        help="write the example inputs (input_<i>.npy), eager PyTorch's outputs "
-                             "(reference_output_<i>.npy; with --quantize also the quantized model's, "
-                             "quantized_reference_output_<i>.npy), the summary (summary.txt) and with --delegate the "
-                             "partition report, each subgraph's TOSA flatbuffer and Vela output here")
-    parser.add_argument("--evaluate", action="store_true",
-                        help="fp32: run the program on Kiln's runtime vs eager PyTorch; --quantize: vs the "
-                             "quantized PyTorch model; --delegate: each delegate on the TOSA reference "
-                             "model vs quantized PyTorch (LSBs), and top-1 agreement with fp32")
     parser.add_argument("--per-layer", "--per_layer", dest="per_layer", action="store_true",
                         help="with --evaluate and --quantize: compare every layer across fp32 PyTorch, the "
                              "quantized model, the TOSA reference model and the virtual NPU (SNR, max LSB), and "
@@ -102,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                              "--intermediates (default: <output>_per_layer/)")
     parser.add_argument("--unplanned_io", action="store_true",
                         help="leave inputs and outputs out of the planned memory (the caller provides them)")
-    parser.add_argument("--debug", action="store_true", help="verbose logging and full tracebacks")
+    add_compile_options(parser)
     return parser
 
 
@@ -110,31 +84,6 @@ def _model_names() -> str:
     import kiln.models
 
     return ", ".join(kiln.models.names())
-
-
-@dataclass(frozen=True)
-class CortexMTarget:
-    """An int8 program for the cortex_m:: kernels of a CPU without NPU."""
-
-    target: str
-
-
-def _check_cortex_m(args: argparse.Namespace) -> CortexMTarget:
-    from kiln import KilnError
-    from kiln.backends.cortex_m import check_cortex_m_target
-
-    target = check_cortex_m_target(args.target.strip().lower())
-    if args.delegate:
-        raise KilnError(f"--delegate needs an Ethos-U target: {target} has no NPU (leave out --delegate to run the "
-                        "int8 program on its cortex_m:: kernels)")
-    if not args.quantize:
-        raise KilnError(f"--target {target} compiles int8 programs for the cortex_m:: kernels: add --quantize")
-    for name in ("system_config", "memory_mode"):
-        if getattr(args, name) is not None:
-            raise KilnError(f"--{name} applies to Ethos-U targets, not to {target}")
-    if args.nhwc_io or args.per_layer:
-        raise KilnError(f"--{'nhwc_io' if args.nhwc_io else 'per-layer'} applies to Ethos-U delegates, not to {target}")
-    return CortexMTarget(target)
 
 
 class _Progress:
@@ -161,10 +110,6 @@ class _Timer:
             print(" failed", flush=True)
 
 
-def _outputs_as_list(value) -> list[torch.Tensor]:
-    return list(value) if isinstance(value, (tuple, list)) else [value]
-
-
 def _reference_outputs(model_name: str, model: torch.nn.Module, inputs) -> list[torch.Tensor]:
     """Eager PyTorch's outputs; a user's model that raises is reported as the user's error."""
     import torch
@@ -174,25 +119,9 @@ def _reference_outputs(model_name: str, model: torch.nn.Module, inputs) -> list[
 
     def forward() -> list[torch.Tensor]:
         with torch.no_grad():
-            return _outputs_as_list(model(*inputs))
+            return outputs_as_list(model(*inputs))
 
     return call_user_code(model_name, "forward()", forward) if kiln.models.is_model_file(model_name) else forward()
-
-
-def evaluate(program_bytes: bytes, inputs, reference: list[torch.Tensor]) -> list[tuple[float, bool]]:
-    """Runs the program on Kiln's runtime: (max abs error / max |reference|, top-1 agrees) per output."""
-    import numpy as np
-
-    from kiln.runtime import Runtime
-
-    outputs = Runtime().load_program(program_bytes).load_method("forward").execute(list(inputs))
-    results = []
-    for got, ref in zip(outputs, reference):
-        got_np, ref_np = np.asarray(got), ref.detach().numpy()
-        scale = max(float(np.abs(ref_np).max()), 1e-12)
-        top1 = bool(got_np.reshape(-1).argmax() == ref_np.reshape(-1).argmax())
-        results.append((float(np.abs(got_np - ref_np).max()) / scale, top1))
-    return results
 
 
 def calibration_samples(inputs: tuple[torch.Tensor, ...], count: int, seed: int = 0) -> list[tuple[torch.Tensor, ...]]:
@@ -211,68 +140,6 @@ def calibration_samples(inputs: tuple[torch.Tensor, ...], count: int, seed: int 
                 sample.append(x)
         samples.append(tuple(sample))
     return samples
-
-
-def _check_arguments(args: argparse.Namespace) -> Any:
-    """Validates flag combinations; returns the compile spec (or None for the fp32 flow).
-
-    The NPU flags (--target, --system_config, --memory_mode) are checked whenever they are
-    given, and refused without --delegate: nothing would run on the NPU they name.
-    """
-    import kiln.models
-    from kiln import KilnError
-
-    if not kiln.models.is_model_file(args.model_name):
-        kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
-    if args.backend == "xnnpack":
-        return _check_xnnpack_arguments(args)
-    if args.calibration_samples < 1:
-        raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
-    if args.target is not None and is_cortex_m_name(args.target):
-        return _check_cortex_m(args)
-    if args.delegate and not args.quantize:
-        raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
-    if args.nhwc_io and not args.delegate:
-        raise KilnError("--nhwc_io only applies with --delegate")
-    if args.per_layer and not (args.evaluate and args.quantize):
-        raise KilnError("--per-layer needs --evaluate and --quantize: it compares the int8 program's layers "
-                        "with the fp32 model")
-    npu_flags = [f"--{name} {getattr(args, name)}" for name in ("target", "system_config", "memory_mode")
-                 if getattr(args, name) is not None]
-    if not (args.quantize or args.delegate or npu_flags):
-        return None
-    from kiln.backends.arm import EthosUCompileSpec
-
-    spec = EthosUCompileSpec(args.target or DEFAULT_TARGET, system_config=args.system_config,
-                             memory_mode=args.memory_mode)
-    if npu_flags and not args.delegate:
-        raise KilnError(f"{' '.join(npu_flags)} applies only with --delegate (add --quantize --delegate to run "
-                        "on the NPU); without it the whole program runs on the CPU")
-    return spec
-
-
-def _check_xnnpack_arguments(args: argparse.Namespace) -> None:
-    """--backend xnnpack: no NPU flags, and something to delegate."""
-    from kiln import KilnError
-
-    if not args.delegate:
-        raise KilnError("--backend xnnpack applies only with --delegate")
-    npu_flags = [f"--{name}" for name in ("target", "system_config", "memory_mode", "nhwc_io", "per_layer")
-                 if getattr(args, name) not in (None, False)]
-    if npu_flags:
-        raise KilnError(f"{', '.join(npu_flags)}: Ethos-U options, not for --backend xnnpack")
-    if args.calibration_samples < 1:
-        raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
-    return None
-
-
-def _default_output(args: argparse.Namespace, spec: Any) -> Path:
-    stem = Path(args.model_name.split(":")[-1]).stem
-    if args.backend == "xnnpack":
-        return Path(f"{stem}_int8_xnnpack.pte" if args.quantize else f"{stem}_xnnpack.pte")
-    if isinstance(spec, CortexMTarget) or args.delegate:
-        return Path(f"{stem}_{spec.target}.pte")
-    return Path(f"{stem}_int8.pte" if args.quantize else f"{stem}.pte")
 
 
 def resolve_output(requested: str | None, default: Path) -> Path:
@@ -308,7 +175,7 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
 
         # What the int8 program should reproduce (kiln-deploy --bundleio's expected outputs).
         with torch.no_grad():
-            for i, y in enumerate(_outputs_as_list(quantized.module()(*inputs))):
+            for i, y in enumerate(outputs_as_list(quantized.module()(*inputs))):
                 np.save(folder / f"quantized_reference_output_{i}.npy", y.detach().numpy())
     (folder / "summary.txt").write_text(program.summary() + "\n")
     report = program.compile_report
@@ -325,24 +192,6 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
         # <name>.tosa, <name>_vela.npz (Vela's raw output), <name>_per-layer.csv
         write_outputs(info.preprocessed.vela, info.preprocessed.tosa.flatbuffer, folder)
         (folder / f"{info.name}_delegate.bin").write_bytes(info.preprocessed.blob)
-
-
-def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u"):
-    import kiln
-
-    if backend == "xnnpack":
-        from kiln.backends.xnnpack import XnnpackQuantizer
-
-        quantizer = XnnpackQuantizer()
-    elif isinstance(spec, CortexMTarget):
-        from kiln.backends.cortex_m import CortexMQuantizer
-
-        quantizer = CortexMQuantizer(spec.target)
-    else:
-        from kiln.backends.arm import EthosUQuantizer
-
-        quantizer = EthosUQuantizer(spec)
-    return kiln.quantize(model, inputs, quantizer, calibration_samples(inputs, count), progress=False)
 
 
 def _compile_summary(program, output: Path) -> list[str]:
@@ -375,79 +224,45 @@ def _compile_summary(program, output: Path) -> list[str]:
     ]
 
 
-def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the other
-    spec = _check_arguments(args)
-    output = resolve_output(args.output, _default_output(args, spec))
-    import torch
-
+def run(args: argparse.Namespace) -> int:
+    flow = choose_flow(args)
+    output = resolve_output(args.output, Path(flow.default_name(Path(args.model_name.split(":")[-1]).stem)))
     import kiln
     import kiln.models
 
-    steps = 3 + int(args.quantize) + int(args.evaluate) + int(args.per_layer)
-    progress = _Progress(steps)
+    progress = _Progress(3 + int(args.quantize) + int(args.evaluate) + int(args.per_layer))
     with progress.step(f"building model {args.model_name}"):
         model, inputs = kiln.models.load(args.model_name)
         reference = _reference_outputs(args.model_name, model, inputs)
     quantized = None
     if args.quantize:
         with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
-            quantized = _quantize(model, inputs, spec, args.calibration_samples, args.backend)
-    partitioner = None
-    if args.backend == "xnnpack":
-        from kiln.backends.xnnpack import XnnpackPartitioner
-
-        partitioner = XnnpackPartitioner()
-    elif args.delegate:
-        from kiln.backends.arm.partitioner import EthosUPartitioner
-
-        partitioner = EthosUPartitioner(spec, nhwc_io=args.nhwc_io)
-    cortex_m = None
-    if isinstance(spec, CortexMTarget) or (args.delegate and args.backend != "xnnpack"):
-        from kiln.backends.cortex_m import CortexMLowering
-
-        cortex_m = CortexMLowering()
-    what = f"partitioning for {spec.target}, TOSA + Vela per subgraph, " if spec is not None and args.delegate else ""
-    what += "cortex_m:: " if cortex_m is not None else ""
-    if args.backend == "xnnpack":
-        what = "partitioning for XNNPACK, "
-    with progress.step(f"exporting, {what}lowering, planning memory"):
+            quantized = kiln.quantize(model, inputs, flow.quantizer(),
+                                      calibration_samples(inputs, args.calibration_samples), progress=False)
+    partitioner, cpu_lowering = flow.partitioner(), flow.cpu_lowering()
+    with progress.step(f"exporting, {flow.export_step}lowering, planning memory"):
         program = kiln.export(quantized if quantized is not None else model, inputs, partitioner=partitioner,
                               plan_inputs=not args.unplanned_io, plan_outputs=not args.unplanned_io,
-                              cpu_lowering=cortex_m)
+                              cpu_lowering=cpu_lowering)
     with progress.step(f"writing {output}"):
         output.parent.mkdir(parents=True, exist_ok=True)
         program.save(output)
         if args.intermediates:
             _write_intermediates(args.intermediates, inputs, reference, program, quantized)
-    results, evaluation, cortex_m_results = None, None, None
-    if args.evaluate:
-        if program.compile_report is not None and args.backend != "xnnpack":
-            from kiln.export.evaluate import evaluate_delegated
-
-            with progress.step("evaluating delegates on the TOSA reference model"):
-                evaluation = evaluate_delegated(quantized, program.compile_report, inputs, reference)
-        elif isinstance(spec, CortexMTarget):
-            from kiln.backends.cortex_m.evaluate import compare_outputs
-
-            with progress.step("evaluating on Kiln's runtime against quantized PyTorch (in LSBs)"):
-                cortex_m_results = compare_outputs(output.read_bytes(), quantized, inputs, reference)
-        else:
-            expected = reference
-            if quantized is not None:
-                with torch.no_grad():
-                    expected = _outputs_as_list(quantized.module()(*inputs))
-            with progress.step("evaluating on Kiln's runtime against "
-                               + ("quantized PyTorch" if quantized is not None else "eager PyTorch")):
-                results = evaluate(output.read_bytes(), inputs, expected)
-
+    evaluation = flow.evaluate(progress, output, program, quantized, inputs, reference) if args.evaluate else None
     per_layer = None
     if args.per_layer:
-        from kiln.devtools.per_layer import write_per_layer_report
+        from kiln.backends.arm.per_layer import write_per_layer_report
 
         folder = args.intermediates or output.with_name(f"{output.stem}_per_layer")
         with progress.step("comparing every layer: fp32, int8 PyTorch, TOSA reference, virtual NPU"):
             per_layer = write_per_layer_report(model, inputs, quantized, program, folder)
+    return _print_results(args, program, output, evaluation, per_layer, cpu_lowering_line(flow, cpu_lowering))
 
+
+def _print_results(args: argparse.Namespace, program: Any, output: Path, evaluation: Any,
+                   per_layer: Optional[tuple[str, list[Path]]], cpu_lowering: Optional[str]) -> int:
+    """Prints the summary, the report, the evaluation and the closing lines; the exit status."""
     print()
     print(program.summary())
     if program.compile_report is not None:
@@ -455,26 +270,18 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     if args.intermediates:
         print(f"intermediates: {args.intermediates}/")
     status = 0
-    if evaluation is not None:
+    if evaluation is not None and evaluation.before_per_layer:
         print("\n".join(evaluation.lines()))
     if per_layer is not None:
         table, files = per_layer
         print(table)
         print("per-layer files: " + ", ".join(str(f) for f in files))
-    for i, comparison in enumerate(cortex_m_results or []):
-        print(comparison.line(i))
-    if results is not None:
-        worst = max(err for err, _ in results)
-        for i, (err, top1) in enumerate(results):
-            print(f"evaluate: output {i}: max abs error {err:.2e} of max |reference|, "
-                  f"top-1 {'agrees' if top1 else 'DIFFERS'}")
-        limit = 1e-4 if quantized is None else 1e-2
-        if worst > limit:
-            print(f"error: Kiln's output differs from the reference by {worst:.2e} (limit {limit:g})", file=sys.stderr)
-            status = 1
-    if cortex_m is not None and cortex_m.report is not None:
-        where = "the CPU part: " if args.delegate else ""
-        print(f"cortex_m: {where}{cortex_m.report.line()}")
+    if evaluation is not None and not evaluation.before_per_layer:
+        for line in evaluation.lines():
+            print(line)
+        status = evaluation.status()
+    if cpu_lowering is not None:
+        print(cpu_lowering)
     print("\n".join(_compile_summary(program, output)))
     return status
 

@@ -51,6 +51,7 @@ from pathlib import Path
 import numpy as np
 
 from kiln.boards import DEFAULT_BOARD, BoardFileError, BoardProfile, load_board
+from kiln.cli.compile_options import add_compile_options, passed_on
 from kiln.cli.errors import OneLineArgumentParser, report_failure
 from kiln.deploy.firmware import PRESETS, build_firmware, find_build_tools, locate_sources
 from kiln.deploy.image import make_image, run_note, write_run_note
@@ -58,36 +59,10 @@ from kiln.deploy.prepare import DeployError, PreparedProgram, prepare_program
 from kiln.deploy.qemu import QemuTimeout, run_firmware
 from kiln.deploy.steps import StepPrinter
 from kiln.memory.manifest import pool_budget
+from kiln.tolerances import BUNDLE_ATOL, BUNDLE_RTOL
 
 EXIT_OUTPUTS_DIFFER = 2
 EXIT_TIMEOUT = 124
-
-#: kiln-aot flags kiln-deploy passes on (also accepted inside --aot_arm_compiler_flags).
-_AOT_FLAGS = ("quantize", "delegate", "target", "system_config", "memory_mode", "calibration_samples",
-              "intermediates", "evaluate", "debug")
-
-
-def _add_aot_options(parser: argparse.ArgumentParser) -> None:
-    """The compile flags, spelled as kiln-aot (and ExecuTorch's aot_arm_compiler) spell them."""
-    parser.add_argument("--quantize", "-q", action="store_true", help="int8 (kiln-aot --quantize)")
-    parser.add_argument("--delegate", "-d", action="store_true",
-                        help="lower to the Ethos-U NPU (kiln-aot --delegate; needs --quantize); the firmware "
-                             "runs it on Kiln's virtual Ethos-U")
-    parser.add_argument("--target", "-t",
-                        help="the NPU for --delegate, e.g. ethos-u55-128 (default); a CPU name (cortex-m55, "
-                             "cortex-m85) is the same as --cpu, and with --quantize compiles the int8 program "
-                             "for its cortex_m:: kernels")
-    parser.add_argument("--system_config", help="Vela system configuration for --delegate (kiln-aot)")
-    parser.add_argument("--memory_mode", help="Vela memory mode for --delegate (kiln-aot)")
-    parser.add_argument("--calibration_samples", type=int, metavar="N", help="kiln-aot --calibration_samples")
-    parser.add_argument("--intermediates", "-i", type=Path, metavar="DIR",
-                        help="kiln-aot's intermediates (inputs, reference outputs, partition report, TOSA, "
-                             "Vela output) go here (default: <output>/intermediates)")
-    parser.add_argument("--evaluate", action="store_true",
-                        help="kiln-aot --evaluate: check the program against PyTorch (and the TOSA reference "
-                             "model with --delegate) before building")
-    parser.add_argument("--debug", action="store_true",
-                        help="verbose logs and full tracebacks (kiln-aot --debug too)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    formatter_class=argparse.RawDescriptionHelpFormatter,
                                    epilog="\n".join(__doc__.split("\n")[2:]))
     parser.add_argument("--model_name", "-m", required=True, help="a kiln.models name or path/to/file.py:Class")
-    _add_aot_options(parser)
+    add_compile_options(parser, for_deploy=True)
     parser.add_argument("--aot_arm_compiler_flags", metavar="FLAGS", default="",
                         help="compile flags in one string, as ExecuTorch's run.sh takes them, e.g. "
                              "\"--delegate --quantize --intermediates DIR --evaluate\"")
@@ -125,8 +100,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bundleio", action="store_true",
                         help="embed a bundled program (test case: the example input and the reference outputs) "
                              "and check it on the device (Test_result: PASS/FAIL)")
-    parser.add_argument("--rtol", type=float, default=1e-5, help="bundled test tolerance, relative (default 1e-5)")
-    parser.add_argument("--atol", type=float, default=1e-8, help="bundled test tolerance, absolute (default 1e-8)")
+    parser.add_argument("--rtol", type=float, default=BUNDLE_RTOL,
+                        help=f"bundled test tolerance, relative (default {BUNDLE_RTOL:g})")
+    parser.add_argument("--atol", type=float, default=BUNDLE_ATOL,
+                        help=f"bundled test tolerance, absolute (default {BUNDLE_ATOL:g})")
     parser.add_argument("--etdump", type=Path, help="record an ETDump of the firmware's run into this host file")
     parser.add_argument("--etdump-bytes", type=int, default=256 * 1024,
                         help="the firmware's ETDump memory (default 256 KiB; when full it stops and counts drops)")
@@ -139,7 +116,7 @@ def parse_arguments(argv: list[str] | None = None) -> argparse.Namespace:
     if args.aot_arm_compiler_flags.strip():
         inner = OneLineArgumentParser(prog="kiln-deploy --aot_arm_compiler_flags", add_help=False,
                                       argument_default=argparse.SUPPRESS)
-        _add_aot_options(inner)
+        add_compile_options(inner, for_deploy=True)
         for name, value in vars(inner.parse_args(shlex.split(args.aot_arm_compiler_flags))).items():
             setattr(args, name, value)
     return args
@@ -162,7 +139,7 @@ def firmware_options(args: argparse.Namespace) -> list[str]:
     """The -D options of --etdump, the bundle tolerance and the firmware's NPU (always given,
     so that a reused build folder forgets the previous run's). The NPU is the one --target
     names: the board's device model is made as that Ethos-U, as silicon would be chosen."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+    from kiln.targets import DEFAULT_TARGET
 
     etdump = str(args.etdump.resolve()) if args.etdump else ""
     npu = (args.target or DEFAULT_TARGET) if args.delegate else ""
@@ -171,24 +148,17 @@ def firmware_options(args: argparse.Namespace) -> list[str]:
             f"-DKILN_FIRMWARE_NPU_TARGET={npu}"]
 
 
-def _aot_args(args: argparse.Namespace) -> list[str]:
-    """kiln-aot's flags for this deployment."""
-    extra = []
-    for name in _AOT_FLAGS:
-        value = getattr(args, name)
-        if name == "intermediates" or value in (None, False):
-            continue
-        extra += [f"--{name}"] if value is True else [f"--{name}", str(value)]
-    return extra
+def aot_flags(args: argparse.Namespace) -> list[str]:
+    """kiln-aot's flags for this deployment (the intermediates folder is passed on separately)."""
+    return passed_on(args, leave_out=("intermediates",))
 
 
 def check_target(args: argparse.Namespace) -> None:
     """Refuses, before anything is built, an NPU that nothing would run on and an NPU the
     virtual Ethos-U cannot run; checks the NPU flags' names (with suggestions)."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET, EthosUCompileSpec
+    from kiln.backends.arm.compile_spec import EthosUCompileSpec
     from kiln.backends.arm.vnpu import virtual_npu_refusal
-
-    from kiln.backends.arm.compile_spec import check_cortex_m_target, is_cortex_m_name
+    from kiln.targets import DEFAULT_TARGET, check_cortex_m_target, is_cortex_m_name
 
     if args.target is not None and is_cortex_m_name(args.target):
         # ExecuTorch's run.sh names the CPU with --target; with --quantize (and no NPU) the
@@ -233,7 +203,7 @@ def board_for(args: argparse.Namespace, source_tree: Path | None = None) -> Boar
     """The board the firmware is built for: --board, else the first of DEFAULT_BOARDS whose
     NPU runs the program's target (the Corstone-320 for Ethos-U85 programs), else the
     Corstone-300. Board files come from ``source_tree`` (default: the installed sources)."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+    from kiln.targets import DEFAULT_TARGET
 
     if args.board:
         return load_board(args.board, source_tree)
@@ -249,7 +219,7 @@ def board_for(args: argparse.Namespace, source_tree: Path | None = None) -> Boar
 def check_board(args: argparse.Namespace, board: BoardProfile) -> None:
     """Refuses an NPU program for a board without that NPU, and a CPU kiln-deploy has no
     firmware preset for; picks the firmware's core (args.cpu) when none is given."""
-    from kiln.backends.arm.compile_spec import DEFAULT_TARGET
+    from kiln.targets import DEFAULT_TARGET
 
     if args.delegate:
         target = args.target or DEFAULT_TARGET
@@ -337,7 +307,7 @@ def deploy(args: argparse.Namespace) -> int:
         steps.note(f"board {board.name} has no QEMU machine (no qemu in its board file): building only")
     compile_log = _fresh_log(out / "compile.log")
     with steps.step(f"compiling {args.model_name} -> {shown(out / name)}.pte (log: {shown(compile_log)})"):
-        prepared = prepare_program(args.model_name, out, name, _aot_args(args), intermediates=intermediates,
+        prepared = prepare_program(args.model_name, out, name, aot_flags(args), intermediates=intermediates,
                                    log=compile_log, board=pool_budget(board))
     from kiln.memory.manifest import describe
 

@@ -17,6 +17,7 @@ from kiln.deploy.firmware import build_firmware, locate_sources
 from kiln.deploy.prepare import PreparedProgram
 from kiln.deploy.qemu import QemuResult, run_firmware
 from kiln.memory.manifest import PoolBudget, manifest_paths, pool_budget, write_manifest
+from kiln.targets import cpu_target
 
 #: KILN_CORTEX_M_FLAVOUR values: what the Cortex-M55 build compiles its kernels for.
 FLAVOURS = {"mve": "auto", "dsp": "dsp", "portable": "portable"}
@@ -46,9 +47,9 @@ class Target:
 
 #: Names build_and_run() takes: the three flavours on the Cortex-M55 (Corstone-300), then
 #: the DSP flavour on the Cortex-M4 (MPS2 AN386) and the Cortex-M33 (MPS2 AN505).
-TARGETS = {name: Target("cortex-m55", value, "corstone-300") for name, value in FLAVOURS.items()}
-TARGETS["m4-dsp"] = Target("cortex-m4", "auto", "mps2-an386")
-TARGETS["m33-dsp"] = Target("cortex-m33", "auto", "mps2-an505")
+TARGETS = {name: Target("cortex-m55", value, cpu_target("cortex-m55").board) for name, value in FLAVOURS.items()}
+TARGETS["m4-dsp"] = Target("cortex-m4", "auto", cpu_target("cortex-m4").board)
+TARGETS["m33-dsp"] = Target("cortex-m33", "auto", cpu_target("cortex-m33").board)
 
 
 @dataclass(frozen=True)

@@ -28,14 +28,15 @@ from pathlib import Path
 from kiln.deploy.prepare import DeployError, PreparedProgram
 from kiln.deploy.steps import first_error_line, run_logged
 from kiln.firmware_tree import FirmwareTree, find_firmware_tree, is_source_tree
+from kiln.targets import CPU_TARGETS
 
 logger = logging.getLogger("kiln.deploy")
 
-#: Configure presets by target CPU (CMakePresets.json).
-PRESETS = {"cortex-m55": "arm-baremetal", "cortex-m85": "arm-baremetal-m85"}
-#: The MPS2 boards' DSP cores (QEMU mps2-an386 / mps2-an505), for kiln.deploy.cortex_m's
-#: kernel comparison only: kiln-deploy does not target them.
-MPS2_PRESETS = {"cortex-m4": "arm-baremetal-m4", "cortex-m33": "arm-baremetal-m33"}
+#: Configure presets of the CPUs kiln-deploy builds firmware for (kiln.targets.CPU_TARGETS).
+PRESETS = {cpu.name: cpu.preset for cpu in CPU_TARGETS if cpu.deploy}
+#: Every CPU with a firmware preset, the MPS2 boards' DSP cores included (for
+#: kiln.deploy.cortex_m's kernel comparison only: kiln-deploy does not target them).
+ALL_PRESETS = {cpu.name: cpu.preset for cpu in CPU_TARGETS if cpu.preset}
 
 #: CMakePresets.json version 6 needs CMake 3.25.
 MINIMUM_CMAKE = (3, 25)
@@ -112,9 +113,8 @@ def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: Firmware
     the ELF's path. First it checks that the program fits the board (a failure names the
     region and the sizes, before anything is compiled). ``selective`` links only the
     program's kernels, compiled for only its dtypes; ``cmake_args`` are more -D options."""
-    presets = {**PRESETS, **MPS2_PRESETS}
-    if cpu not in presets:
-        raise DeployError(f"no firmware preset for {cpu}; choose one of {', '.join(presets)}", 2)
+    if cpu not in ALL_PRESETS:
+        raise DeployError(f"no firmware preset for {cpu}; choose one of {', '.join(ALL_PRESETS)}", 2)
     tools = find_build_tools()
     build_dir = build_dir.resolve()
     build_dir.mkdir(parents=True, exist_ok=True)
@@ -123,7 +123,7 @@ def build_firmware(prepared: PreparedProgram, build_dir: Path, sources: Firmware
         raise DeployError(f"the build folder {build_dir} was configured from the sources in {configured}, not "
                           f"{sources.path}: remove it or choose another with --build-dir", 2)
     configure = [
-        tools.cmake, "--preset", presets[cpu], "-S", str(sources.path), "-B", str(build_dir),
+        tools.cmake, "--preset", ALL_PRESETS[cpu], "-S", str(sources.path), "-B", str(build_dir),
         f"-DCMAKE_MAKE_PROGRAM={tools.ninja}",
         # The kernel-registration codegen and flatc's lookup run in this Python (the venv's).
         f"-DPython3_EXECUTABLE={sys.executable}",

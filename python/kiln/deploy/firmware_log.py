@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from kiln.runtime.meta import SCALAR_TYPE_TO_NUMPY
+from kiln.serialize.scalar_types import NUMPY_BY_CPP_NAME
 
 
 @dataclass
@@ -23,7 +23,7 @@ class FirmwareLog:
 
     def output(self, index: int, shape: tuple[int, ...]) -> np.ndarray:
         """Output ``index`` as an array of ``shape``."""
-        dtype = SCALAR_TYPE_TO_NUMPY[self.output_dtypes[index]]
+        dtype = NUMPY_BY_CPP_NAME[self.output_dtypes[index]]
         return np.frombuffer(self.output_bytes[index], dtype=dtype).reshape(shape)
 
 

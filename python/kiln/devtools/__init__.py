@@ -5,8 +5,6 @@
   (``kiln-inspect`` on the command line).
 * :func:`bundle` writes bundled programs (``.bpte``: a program with test cases);
   :class:`BundledProgram` reads them (``kiln-run model.bpte`` runs the cases).
-* :func:`compare_layers` compares a model layer by layer across fp32 PyTorch, the quantized
-  model, the TOSA reference model and the virtual NPU (``kiln-aot --evaluate --per-layer``).
 * :mod:`kiln.devtools.plots` draws the memory plan, NPU cycles, per-layer error and profiles.
 
 Importing this package is cheap: each tool is imported when first used.
@@ -25,8 +23,6 @@ _LAZY: dict[str, tuple[str, str]] = {
     "bundle": ("kiln.devtools.bundled_program", "bundle"),
     "BundledProgram": ("kiln.devtools.bundled_program", "BundledProgram"),
     "TestCase": ("kiln.devtools.bundled_program", "TestCase"),
-    "compare_layers": ("kiln.devtools.per_layer", "compare_layers"),
-    "LayerComparison": ("kiln.devtools.per_layer", "LayerComparison"),
 }
 
 

@@ -20,7 +20,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from kiln.devtools.errors import BundledProgramError
-from kiln.serialize.scalar_types import NAME_BY_CODE
+from kiln.serialize.scalar_types import CODE_BY_NUMPY, NAME_BY_CODE, NUMPY_BY_CODE
 
 logger = logging.getLogger(__name__)
 
@@ -31,12 +31,6 @@ SCHEMA_VERSION = 2
 PROGRAM_ALIGNMENT = 32
 TENSOR_ALIGNMENT = 16
 
-_SCALAR_TYPES: dict[np.dtype, int] = {
-    np.dtype(np.uint8): 0, np.dtype(np.int8): 1, np.dtype(np.int16): 2, np.dtype(np.int32): 3,
-    np.dtype(np.int64): 4, np.dtype(np.float16): 5, np.dtype(np.float32): 6, np.dtype(np.float64): 7,
-    np.dtype(np.bool_): 11, np.dtype(np.uint16): 27,
-}
-_NUMPY = {code: dtype for dtype, code in _SCALAR_TYPES.items()}
 Value = Union[np.ndarray, int, float, bool]
 
 
@@ -131,7 +125,7 @@ def _check_against_method(values: Sequence[Value], specs: Sequence[Any], what: s
     for index, (value, spec) in enumerate(zip(values, specs)):
         if not isinstance(value, np.ndarray):
             continue
-        dtype_name = NAME_BY_CODE.get(_SCALAR_TYPES.get(value.dtype, -1), str(value.dtype))
+        dtype_name = NAME_BY_CODE.get(CODE_BY_NUMPY.get(value.dtype, -1), str(value.dtype))
         expected = str(getattr(spec, "dtype", ""))
         if expected and dtype_name != expected:
             raise BundledProgramError(f"{what} {index} is {dtype_name}; the method's is {expected}")
@@ -193,7 +187,7 @@ def _aligned_bytes(builder: Any, data: bytes, alignment: int) -> int:
 def _write_value(builder: Any, schema: Any, value: Value) -> int:
     if isinstance(value, np.ndarray):
         array = np.ascontiguousarray(value)
-        code = _SCALAR_TYPES.get(array.dtype)
+        code = CODE_BY_NUMPY.get(array.dtype)
         if code is None:
             raise BundledProgramError(f"tensors of dtype {array.dtype} cannot be bundled")
         data = _aligned_bytes(builder, array.tobytes(), TENSOR_ALIGNMENT)
@@ -269,7 +263,7 @@ def _read_value(value: Any, schema: Any, what: str) -> Value:
     kind = value.valType
     payload = value.val
     if kind == schema.ValueUnion.Tensor:
-        dtype = _NUMPY.get(int(payload.scalarType))
+        dtype = NUMPY_BY_CODE.get(int(payload.scalarType))
         if dtype is None:
             raise BundledProgramError(f"{what}: unsupported tensor dtype code {payload.scalarType}")
         sizes = [int(s) for s in (payload.sizes if payload.sizes is not None else [])]

@@ -220,10 +220,10 @@ def _npu_layers(delegate: Any, nodes: dict[str, Any]) -> tuple[NpuLayerInfo, ...
 
 
 def record_method(method: Any, graphs: Iterable[Any], report: Any = None) -> MethodDebugInfo:
-    """Debug info of a lowered :class:`~kiln.passes.method_graph.MethodGraph`: ``graphs`` are
+    """Debug info of a lowered :class:`~kiln.ir.method_graph.MethodGraph`: ``graphs`` are
     the FX graphs whose nodes the calls name (the exported program's, and the graph with the
     delegate calls), ``report`` the :class:`~kiln.export.CompileReport` of its delegates."""
-    from kiln.passes.method_graph import DelegateCall
+    from kiln.ir.method_graph import DelegateCall
 
     nodes: dict[str, Any] = {}
     for graph in graphs:

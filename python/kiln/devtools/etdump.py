@@ -19,11 +19,9 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from kiln.devtools.errors import EtdumpError
+from kiln.serialize.scalar_types import NUMPY_BY_CODE
 
 FILE_IDENTIFIER = b"ED00"
-#: numpy dtypes of the ScalarType codes a logged tensor can have.
-_NUMPY_DTYPES = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 5: np.float16,
-                 6: np.float32, 7: np.float64, 11: np.bool_, 27: np.uint16}
 _FOREIGN = {b"ET12": "a .pte program", b"BP08": "a bundled program"}
 
 
@@ -163,7 +161,7 @@ def _text(value: Any) -> str:
 
 
 def _tensor_data(tensor: Any, debug_buffer: Optional[bytes], source: str) -> Optional[np.ndarray]:
-    dtype = _NUMPY_DTYPES.get(int(tensor.scalarType))
+    dtype = NUMPY_BY_CODE.get(int(tensor.scalarType))
     if debug_buffer is None or dtype is None:
         return None
     sizes = [int(s) for s in (tensor.sizes if tensor.sizes is not None else [])]

@@ -4,7 +4,7 @@
   (x) against its bytes in the arena (y), one panel per planned buffer;
 * :func:`plot_npu_cycles` — Vela's cycle estimate per NPU layer next to its MACs;
 * :func:`plot_layer_error` — per-layer SNR of the int8 model, the TOSA reference and the
-  virtual NPU against fp32 (from :func:`kiln.devtools.compare_layers`);
+  virtual NPU against fp32 (from :func:`kiln.backends.arm.compare_layers`);
 * :func:`plot_operator_profile` — where the time of an ETDump went, per operator.
 """
 

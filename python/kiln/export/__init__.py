@@ -30,6 +30,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln import ExportError
+from kiln.delegation.interfaces import Partitioner
 from kiln.devtools.debug_info import DebugInfo, record_method
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
 from kiln.export.edge import TorchExportError, export_to_edge, normalize_inputs
@@ -37,7 +38,7 @@ from kiln.export.methods import MethodSource, method_sources
 from kiln.memory import plan_memory
 from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
-from kiln.passes.method_graph import MethodGraph
+from kiln.ir.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
 from kiln.passes.quantization_parameters import check_program_scales
 from kiln.passes.value_checks import drop_value_checks
@@ -124,7 +125,7 @@ def export(
     example_inputs: Optional[tuple[Any, ...]] = None,
     *,
     dynamic_shapes: Any = None,
-    partitioner: Any = None,
+    partitioner: Optional[Partitioner] = None,
     plan_inputs: bool = True,
     plan_outputs: bool = True,
     name: str = "forward",

@@ -1,14 +1,12 @@
 """Delegation stage of :func:`kiln.export`: partition, preprocess, replace by delegate calls.
 
-A partitioner (e.g. :class:`kiln.backends.arm.partitioner.EthosUPartitioner`) has
-``partition(graph_module, constants) -> PartitionResult``, a ``backend`` with
-``id`` and ``preprocess(subgraph, compile_spec, *, name, nhwc_io) -> PreprocessResult``,
-and the ``compile_spec`` it was made for. A subgraph the backend rejects (a
-:class:`kiln.KilnError`) is cut in two by the partitioner's optional
-``split(partition, graph_module, constants, report, reason) -> list[Partition]`` and each part tried
-again; what cannot be cut stays on the CPU with the backend's reason in the report.
-A partitioner with ``channels_last_io = True`` (XNNPACK) gets NHWC 4-D delegate inputs and
-outputs, with CPU permutes around each delegate call (:func:`permute_rank4_io`).
+A partitioner is a :class:`kiln.delegation.Partitioner` (e.g.
+:class:`kiln.backends.arm.partitioner.EthosUPartitioner`): ``partition`` chooses the nodes,
+its ``backend`` preprocesses each partition with the partitioner's ``compile_spec``. A
+subgraph the backend rejects (a :class:`kiln.KilnError`) is cut in two by the partitioner's
+``split`` and each part tried again; what cannot be cut stays on the CPU with the backend's
+reason in the report. A partitioner with ``channels_last_io = True`` (XNNPACK) gets NHWC 4-D
+delegate inputs and outputs, with CPU permutes around each delegate call (:func:`permute_rank4_io`).
 """
 
 from __future__ import annotations
@@ -22,6 +20,8 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln import KilnError
+from kiln.delegation.interfaces import Partitioner, PreprocessResult
+from kiln.delegation.report import PartitionReport
 from kiln.passes.delegation import (
     Subgraph,
     constant_tensors,
@@ -31,7 +31,7 @@ from kiln.passes.delegation import (
     is_dequantize,
     replace_with_delegate,
 )
-from kiln.passes.method_graph import LoweredDelegate
+from kiln.ir.method_graph import LoweredDelegate
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +42,7 @@ class DelegateInfo:
 
     name: str
     report: Any  # backend report, e.g. kiln.backends.arm.backend.DelegateReport
-    preprocessed: Any  # the backend's PreprocessResult (blob, TOSA, Vela result)
+    preprocessed: PreprocessResult  # e.g. Ethos-U's: blob, TOSA, Vela result
     input_nodes: list[str]  # FX nodes of the quantized graph that feed it (int8)
     output_nodes: list[str]  # FX nodes of the quantized graph it replaces as outputs
     nhwc_io: bool = False  # its 4-D inputs/outputs (and the program's) are channels-last
@@ -52,7 +52,7 @@ class DelegateInfo:
 class CompileReport:
     """What delegation decided and produced for one method."""
 
-    partition_report: Any  # e.g. kiln.backends.arm.partitioner.PartitionReport
+    partition_report: PartitionReport
     delegates: list[DelegateInfo] = field(default_factory=list)
     # The quantized graph with delegate call nodes, and the constants it reads
     # (for evaluating the delegated program with a reference model).
@@ -64,7 +64,7 @@ Progress = Callable[[str], None]
 
 
 def delegate_partitions(
-    edge_program: ExportedProgram, partitioner: Any, *, progress: Optional[Progress] = None
+    edge_program: ExportedProgram, partitioner: Partitioner, *, progress: Optional[Progress] = None
 ) -> tuple[torch.fx.GraphModule, CompileReport]:
     """Partitions ``edge_program`` and replaces each accepted partition by a delegate call.
 
@@ -78,7 +78,7 @@ def delegate_partitions(
     result = partitioner.partition(graph_module, constants)
     report = CompileReport(result.report, graph_module=graph_module)
     report.seconds["partition"] = time.perf_counter() - started
-    want_nhwc = bool(getattr(partitioner, "nhwc_io", False))
+    want_nhwc = partitioner.nhwc_io
     pending = list(result.partitions)
     index = 0
     while pending:
@@ -96,8 +96,7 @@ def delegate_partitions(
             )
         except KilnError as error:
             # What the backend can take of a rejected partition may still run there.
-            split = getattr(partitioner, "split", None)
-            pieces = split(partition, graph_module, constants, result.report, str(error)) if split else []
+            pieces = partitioner.split(partition, graph_module, constants, result.report, str(error))
             if pieces:
                 logger.warning("subgraph %s rejected (%s); trying it in %d parts", partition.name, error, len(pieces))
                 pending[:0] = pieces
@@ -117,7 +116,7 @@ def delegate_partitions(
         call = replace_with_delegate(graph_module.graph, subgraph, lowered, partition.nodes)
         if nhwc_io:
             _make_channels_last(call)
-        elif getattr(partitioner, "channels_last_io", False):
+        elif partitioner.channels_last_io:
             permute_rank4_io(call)
         report.delegates.append(
             DelegateInfo(partition.name, preprocessed.report, preprocessed, input_names, output_names, nhwc_io)

@@ -1,7 +1,10 @@
 """From an ``nn.Module`` to a core-ATen ExportedProgram (the "edge" program).
 
 This is the first stage of :func:`kiln.export`; backends that partition the
-graph (e.g. Ethos-U) start from its result.
+graph (e.g. Ethos-U) start from its result. It is also where :mod:`kiln.quantize` takes its
+converted model back to core ATen (:func:`export_core_aten`): one definition of core ATen
+(:func:`core_aten_decompositions`) for both, a quantized program keeping
+``QUANTIZED_KEPT_WHOLE`` whole.
 """
 
 from __future__ import annotations
@@ -45,7 +48,8 @@ def _behaves_differently_in_training(model: torch.nn.Module) -> bool:
     return any(m.training and isinstance(m, training_sensitive) for m in model.modules())
 
 
-def _describe(error: BaseException, limit: int = _MAX_CAUSE_CHARS) -> str:
+def describe_error(error: BaseException, limit: int = _MAX_CAUSE_CHARS) -> str:
+    """``Type: message`` of ``error``, cut to ``limit`` characters (torch's can be pages long)."""
     text = str(error).strip() or type(error).__name__
     if len(text) > limit:
         text = text[:limit] + " ..."
@@ -90,9 +94,9 @@ def torch_export(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes
     try:
         exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=True)
     except Exception as error:
-        raise TorchExportError(type(model).__name__, what, _describe(non_strict), _describe(error)) from error
+        raise TorchExportError(type(model).__name__, what, describe_error(non_strict), describe_error(error)) from error
     logger.info("exported %s with TorchDynamo (strict): the non-strict export failed: %s",
-                type(model).__name__, _describe(non_strict, 300))
+                type(model).__name__, describe_error(non_strict, 300))
     return exported
 
 
@@ -135,10 +139,117 @@ def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...], dynam
     model_name = type(model).__name__
     exported = torch_export(model, inputs, dynamic_shapes)
     try:
-        edge = exported.run_decompositions()
+        edge = exported.run_decompositions(core_aten_decompositions())
     except Exception as error:
         raise ExportError(
-            f"decomposing {model_name} to core ATen failed: {_describe(error)}"
+            f"decomposing {model_name} to core ATen failed: {describe_error(error)}"
         ) from error
     rewrite_as_strided(edge)
     return edge
+
+
+#: Unary ops a quantized program keeps whole: each is one TOSA TABLE (lookup) op on the NPU
+#: and one portable kernel on the CPU; decomposed, hardswish would become add/clamp/div/mul
+#: in float between one quantize/dequantize pair, which no backend can match back. (A float
+#: program takes torch's core ATen as it is: hardswish decomposed.)
+QUANTIZED_KEPT_WHOLE: tuple[Any, ...] = (
+    torch.ops.aten.hardswish.default,
+    torch.ops.aten.hardsigmoid.default,
+)
+
+
+def core_aten_decompositions(kept_whole: tuple[Any, ...] = ()) -> dict[Any, Any]:
+    """torch's core-ATen decomposition table, less the decompositions of ``kept_whole``."""
+    table = torch.export.default_decompositions()
+    for op in kept_whole:
+        table.pop(op, None)
+    return table
+
+
+def export_core_aten(module: torch.nn.Module, inputs: tuple[Any, ...], *,
+                     kept_whole: tuple[Any, ...] = ()) -> ExportedProgram:
+    """Exports ``module`` straight to core ATen (keeping ``kept_whole``), tracing it once
+    where torch allows.
+
+    The public route (torch.export.export, then run_decompositions) traces the graph
+    twice; on MobileNetV2's quantized graph that is ~11 s against ~5 s for one trace
+    to ATen IR (torch.export's internal ``pre_dispatch=False`` mode). ATen IR differs
+    from core ATen only in ops that the core table decomposes further: the few that
+    become one other op are rewritten here (:func:`_rewrite_to_core`), anything else
+    falls back to run_decompositions.
+    """
+    table = core_aten_decompositions(kept_whole)
+    try:
+        from torch.export._trace import _export  # internal: one trace to ATen IR
+    except ImportError:
+        _export = None
+    kept_composites = _composite_ops_core_aten_keeps(module.graph, table)
+    if _export is None or kept_composites:
+        logger.debug("exporting in two traces: core ATen keeps %s", ", ".join(kept_composites) or "-")
+        return torch.export.export(module, inputs, strict=False).run_decompositions(table)
+    program = _export(module, inputs, strict=False, pre_dispatch=False)
+    _rewrite_to_core(program)
+    if _non_core_ops(program.graph, table, kept_whole):
+        program = program.run_decompositions(table)
+    return program
+
+
+def _composite_ops_core_aten_keeps(graph: torch.fx.Graph, table: dict[Any, Any]) -> list[str]:
+    """Composite (CompositeImplicitAutograd) operators of ``graph`` that core ATen keeps
+    whole, e.g. ``upsample_nearest2d.vec``. A trace to ATen IR always decomposes them
+    (nearest upsampling into arange + index), so a graph with one takes the public
+    route, where run_decompositions decomposes only what ``table`` lists."""
+    kept = []
+    for node in graph.nodes:
+        target = node.target
+        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+            continue
+        if target in table or not target.has_kernel_for_dispatch_key(_COMPOSITE_IMPLICIT):
+            continue
+        if torch.Tag.core in target.tags:
+            kept.append(str(target))
+    return kept
+
+
+_COMPOSITE_IMPLICIT = torch._C.DispatchKey.CompositeImplicitAutograd
+
+
+def _rewrite_to_core(program: ExportedProgram) -> None:
+    """Rewrites the ATen IR ops whose core-ATen form is one other op: ``t`` and
+    ``transpose`` are ``permute``, ``_unsafe_view`` is ``view`` (it differs only in
+    what autograd may assume about aliasing)."""
+    changed = False
+    for node in program.graph.nodes:
+        if node.op != "call_function":
+            continue
+        if node.target in (torch.ops.aten.t.default, torch.ops.aten.transpose.int):
+            source = node.args[0]
+            rank = source.meta["val"].dim()
+            order = list(range(rank))
+            if node.target is torch.ops.aten.t.default:
+                first, second = (0, 1) if rank == 2 else (0, 0)
+            else:
+                first, second = (d % rank for d in node.args[1:3])
+            order[first], order[second] = order[second], order[first]
+            node.target = torch.ops.aten.permute.default
+            node.args = (source, order)
+            changed = True
+        elif node.target is torch.ops.aten._unsafe_view.default:
+            node.target = torch.ops.aten.view.default
+            changed = True
+    if changed:
+        program.graph_module.recompile()
+
+
+def _non_core_ops(graph: torch.fx.Graph, table: dict[Any, Any], kept_whole: tuple[Any, ...]) -> list[str]:
+    """Operators left in ``graph`` that core ATen (with ``kept_whole``) would decompose."""
+    left = []
+    for node in graph.nodes:
+        target = node.target
+        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
+            continue
+        if target.namespace != "aten" or target in kept_whole:
+            continue
+        if torch.Tag.core not in target.tags or target in table:
+            left.append(str(target))
+    return left

@@ -1,6 +1,6 @@
 """Memory planning: lifetimes of non-constant tensors and their offsets in planned buffers.
 
-See :func:`plan_memory` (plans a :class:`kiln.passes.MethodGraph` in place) and
+See :func:`plan_memory` (plans a :class:`kiln.ir.MethodGraph` in place) and
 :func:`place` (the greedy best-fit placement on its own).
 """
 

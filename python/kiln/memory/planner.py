@@ -21,7 +21,7 @@ import logging
 from dataclasses import dataclass, field
 
 from kiln import MemoryPlanningError
-from kiln.passes.method_graph import Allocation, MethodGraph, TensorRole, TensorValue
+from kiln.ir.method_graph import Allocation, MethodGraph, TensorRole, TensorValue, align_up
 
 logger = logging.getLogger(__name__)
 
@@ -59,10 +59,6 @@ class MemoryPlan:
     # Sum of the aligned sizes of the planned tensors, i.e. the size without reuse.
     total_tensor_bytes: int
     lifetimes: dict[int, Lifetime] = field(default_factory=dict)  # id(tensor) -> lifetime
-
-
-def align_up(value: int, alignment: int) -> int:
-    return (value + alignment - 1) // alignment * alignment
 
 
 def place(requests: list[PlanRequest], alignment: int = DEFAULT_ALIGNMENT) -> tuple[list[int], list[int]]:

@@ -1,24 +1,14 @@
 """Graph passes between the core-ATen program and memory planning.
 
-* :func:`to_out_variants` lowers an ExportedProgram to a :class:`MethodGraph` of
+* :func:`to_out_variants` lowers an ExportedProgram to a :class:`kiln.ir.MethodGraph` of
   out-variant kernel calls (table in :mod:`kiln.passes.aten_out_variants`).
-* :mod:`kiln.passes.method_graph` defines that lowered form (no torch needed).
+* :mod:`kiln.ir` defines that lowered form (no torch needed).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from kiln.passes.method_graph import (
-    Allocation,
-    Call,
-    DelegateCall,
-    KernelCall,
-    LoweredDelegate,
-    MethodGraph,
-    TensorRole,
-    TensorValue,
-)
 from kiln.passes.aten_out_variants import OUT_VARIANTS, out_variant_name
 
 
@@ -33,14 +23,6 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "OUT_VARIANTS",
-    "Allocation",
-    "Call",
-    "DelegateCall",
-    "KernelCall",
-    "LoweredDelegate",
-    "MethodGraph",
-    "TensorRole",
-    "TensorValue",
     "find_call",
     "out_variant_name",
     "to_out_variants",

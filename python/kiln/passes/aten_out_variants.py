@@ -279,10 +279,3 @@ COMPILE_TIME_CHECKS: frozenset[str] = frozenset(
 def out_variant_name(core_operator: str) -> str | None:
     """Out-variant operator for a core-ATen operator name, or None if Kiln has none."""
     return OUT_VARIANTS.get(core_operator)
-
-
-def split_operator_name(full_name: str) -> tuple[str, str]:
-    """``"aten::add.out"`` -> ``("aten::add", "out")``; no overload -> ``(name, "")``."""
-    namespace, _, rest = full_name.partition("::")
-    name, _, overload = rest.partition(".")
-    return f"{namespace}::{name}", overload

@@ -4,7 +4,7 @@ into a standalone GraphModule, and replace it by one delegate call node.
 The delegate call node is a ``call_function`` node whose target is
 :func:`call_delegate`; its arguments are the delegate's input nodes, its
 ``meta["val"]`` is the tuple of its outputs' fake tensors and
-``meta["kiln_delegate"]`` holds the :class:`~kiln.passes.LoweredDelegate`.
+``meta["kiln_delegate"]`` holds the :class:`~kiln.ir.LoweredDelegate`.
 ``getitem`` nodes select its outputs. :func:`kiln.passes.to_out_variants` turns
 it into a ``DelegateCall`` instruction.
 """
@@ -23,7 +23,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind
 
 from kiln import ExportError
-from kiln.passes.method_graph import LoweredDelegate
+from kiln.ir.method_graph import LoweredDelegate
 
 DELEGATE_META_KEY = "kiln_delegate"
 

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-import yaml
-
 from kiln import UnsupportedOperatorError
-from kiln.cli.oplist import SCALAR_TYPE_NAMES
-from kiln.passes.method_graph import KernelCall, MethodGraph, tensors_in
+from kiln.ir.method_graph import KernelCall, MethodGraph, tensors_in
+from kiln.passes.op_tables import KernelEntry, parse_op_table
+from kiln.serialize.scalar_types import SCALAR_TYPE_NAMES
 
 logger = logging.getLogger(__name__)
 
@@ -32,28 +31,6 @@ KERNEL_LIBRARIES: tuple[str, ...] = ("portable", "cortex_m")
 
 # python/kiln/passes/kernel_availability.py -> the repository root (source tree or editable install).
 _SOURCE_ROOT = Path(__file__).resolve().parents[3]
-
-
-@dataclass(frozen=True)
-class Kernel:
-    """One op-table row: the operator a library implements and the dtypes it takes."""
-
-    library: str
-    operator: str  # "aten::add.out"
-    dtypes: frozenset[str]  # c10 ScalarType names; "any": the kernel only moves bytes
-    out_dtypes: frozenset[str]  # those it writes (the table's out_dtypes, else dtypes)
-
-    def supports(self, dtype: str) -> bool:
-        return "any" in self.dtypes or dtype in self.dtypes
-
-    def writes(self, dtype: str) -> bool:
-        return "any" in self.out_dtypes or dtype in self.out_dtypes
-
-    def describe(self) -> str:
-        accepted = "any dtype" if "any" in self.dtypes else ", ".join(sorted(self.dtypes)) or "no tensors"
-        if self.out_dtypes != self.dtypes:
-            accepted += f", writes {', '.join(sorted(self.out_dtypes))}"
-        return f"{self.library} kernel takes {accepted}"
 
 
 class UnsupportedDtypeError(UnsupportedOperatorError):
@@ -68,35 +45,37 @@ class UnsupportedDtypeError(UnsupportedOperatorError):
         self.dtype = dtype
 
 
-def op_table_text(library: str) -> Optional[str]:
+def op_table_path(library: str) -> Optional[Path]:
     """The YAML op table of kernel library `library`: the copy installed with the
     package, else the source tree's, else None."""
     packaged = importlib.resources.files("kiln") / "kernels" / library / "op_table.yaml"
     if packaged.is_file():
-        return packaged.read_text(encoding="utf-8")
+        return Path(str(packaged))
     source = _SOURCE_ROOT / "kernels" / library / "op_table.yaml"
-    if source.is_file():
-        return source.read_text(encoding="utf-8")
-    return None
+    return source if source.is_file() else None
+
+
+def op_table_text(library: str) -> Optional[str]:
+    """The text of :func:`op_table_path`'s table, or None."""
+    path = op_table_path(library)
+    return None if path is None else path.read_text(encoding="utf-8")
 
 
 @functools.lru_cache(maxsize=None)
-def kernel_table(libraries: tuple[str, ...] = KERNEL_LIBRARIES) -> Optional[dict[str, tuple[Kernel, ...]]]:
+def kernel_table(libraries: tuple[str, ...] = KERNEL_LIBRARIES) -> Optional[dict[str, tuple[KernelEntry, ...]]]:
     """Operator -> its kernels, most specific library first (the order of
     ``libraries``), or None when no op table can be found (then export cannot check
     kernels and says so once)."""
-    table: dict[str, list[Kernel]] = {}
+    table: dict[str, list[KernelEntry]] = {}
     found = False
     for library in libraries:
         text = op_table_text(library)
         if text is None:
             continue
         found = True
-        for entry in yaml.safe_load(text) or []:
-            dtypes = frozenset(map(str, entry.get("dtypes") or ()))
-            out_dtypes = frozenset(map(str, entry["out_dtypes"])) if "out_dtypes" in entry else dtypes
-            kernel = Kernel(library, str(entry["op"]), dtypes, out_dtypes)
-            table.setdefault(kernel.operator, []).append(kernel)
+        where = op_table_path(library) or Path(library) / "op_table.yaml"
+        for kernel in parse_op_table(library, text, where, check_sources=False).entries.values():
+            table.setdefault(kernel.op, []).append(kernel)
     if not found:
         logger.warning(
             "no kernel op table found (kiln/kernels/<library>/op_table.yaml in the package, or "
@@ -139,11 +118,11 @@ def call_dtypes(call: KernelCall) -> list[str]:
     return list(names)
 
 
-def _runs(kernel: Kernel, dtypes: Sequence[str], written: Sequence[str]) -> bool:
+def _runs(kernel: KernelEntry, dtypes: Sequence[str], written: Sequence[str]) -> bool:
     return all(kernel.supports(d) for d in dtypes) and all(kernel.writes(d) for d in written)
 
 
-def kernel_gap(call: KernelCall, table: dict[str, tuple[Kernel, ...]]) -> Optional[KernelGap]:
+def kernel_gap(call: KernelCall, table: dict[str, tuple[KernelEntry, ...]]) -> Optional[KernelGap]:
     """Why no kernel of ``table`` runs ``call`` (None if one does): as the runtime
     chooses, one kernel per operator takes every dtype of the call."""
     dtypes = call_dtypes(call)

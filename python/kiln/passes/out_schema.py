@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional
 import torch
 
 from kiln import ExportError
-from kiln.passes.method_graph import (
+from kiln.ir.method_graph import (
     Argument,
     Bool,
     BoolList,
@@ -32,8 +32,8 @@ from kiln.passes.method_graph import (
     String,
     TensorList,
     TensorValue,
+    split_operator_name,
 )
-from kiln.passes.aten_out_variants import split_operator_name
 from kiln.serialize.scalar_types import layout_code, memory_format_code, scalar_type_code
 
 

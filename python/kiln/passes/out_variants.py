@@ -25,7 +25,7 @@ from torch.utils._pytree import treespec_dumps
 from kiln import ExportError, UnsupportedOperatorError
 from kiln.passes import as_strided, state, symbolic
 from kiln.passes.delegation import DELEGATE_META_KEY, is_delegate_call
-from kiln.passes.method_graph import (
+from kiln.ir.method_graph import (
     Argument,
     Call,
     DelegateCall,

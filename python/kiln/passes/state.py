@@ -3,7 +3,7 @@
 A buffer the model updates in place (``self.h.copy_(h)``, ``self.count += 1``)
 shows up in the functional, core-ATen program as a BUFFER_MUTATION output: the
 graph computes the new value and returns it. Kiln gives the buffer planned memory
-that nothing else shares (:data:`kiln.passes.method_graph.TensorRole.STATE`), stores
+that nothing else shares (:data:`kiln.ir.method_graph.TensorRole.STATE`), stores
 its initial value in the program (loaded into that memory every time the method is
 loaded), and writes the new value back at the end of the method with the in-place
 ``aten::copy_`` kernel, as ExecuTorch's programs do, so that the next call sees it.
@@ -15,7 +15,7 @@ from torch.export import ExportedProgram
 from torch.export.graph_signature import OutputKind
 
 from kiln import ExportError
-from kiln.passes.method_graph import Bool, KernelCall, TensorRole, TensorValue
+from kiln.ir.method_graph import Bool, KernelCall, TensorRole, TensorValue
 
 # The in-place copy both runtimes provide for writing state back: arguments
 # [self, src, non_blocking, self (the return value)].

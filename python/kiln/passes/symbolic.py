@@ -21,7 +21,7 @@ import torch
 from torch.utils._sympy.value_ranges import ValueRanges, bound_sympy
 
 from kiln import ExportError
-from kiln.passes.method_graph import Int, KernelCall, ScalarValue, TensorValue
+from kiln.ir.method_graph import Int, KernelCall, ScalarValue, TensorValue
 
 # Runtime operators for the Python operators torch.export leaves on symbolic ints.
 PRIM_OPERATORS: dict[Any, str] = {
@@ -39,10 +39,6 @@ SIZE_OPERATORS: dict[Any, str] = {
 
 RangeConstraints = Mapping[Any, ValueRanges]
 ValueLookup = Callable[[torch.fx.Node], Union[TensorValue, ScalarValue]]
-
-
-def is_symbolic_number(value: Any) -> bool:
-    return isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool))
 
 
 def is_size_computation(node: torch.fx.Node) -> bool:

@@ -23,7 +23,7 @@ from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e, 
 from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln import ExportError, KilnError
-from kiln.export.edge import normalize_inputs, torch_export
+from kiln.export.edge import QUANTIZED_KEPT_WHOLE, describe_error, export_core_aten, normalize_inputs, torch_export
 from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.quantization_parameters import check_calibrated_ranges
 from kiln.passes.safe_softmax import fold_safe_softmax_guards
@@ -42,11 +42,6 @@ _BATCH_NORMS = {
 
 class QuantizationError(KilnError):
     """The quantization flow failed (prepare, calibration or convert), with torch's reason."""
-
-
-def _describe(error: BaseException, limit: int = 2000) -> str:
-    text = str(error).strip() or type(error).__name__
-    return f"{type(error).__name__}: {text[:limit]}{' ...' if len(text) > limit else ''}"
 
 
 def _export_module(model: torch.nn.Module, inputs: tuple[Any, ...], what: str) -> GraphModule:
@@ -73,7 +68,7 @@ def prepare(model: torch.nn.Module, example_inputs: Any, quantizer: Quantizer) -
         prepared = prepare_pt2e(module, quantizer)
     except Exception as error:
         raise QuantizationError(f"preparing {type(model).__name__} for quantization failed: "
-                                f"{_describe(error)}") from error
+                                f"{describe_error(error)}") from error
     prepared.meta[_EXAMPLE_INPUTS_KEY] = inputs
     return prepared
 
@@ -95,7 +90,7 @@ def prepare_qat(model: torch.nn.Module, example_inputs: Any, quantizer: Quantize
     try:
         prepared = prepare_qat_pt2e(module, quantizer)
     except Exception as error:
-        raise QuantizationError(f"preparing {type(model).__name__} for QAT failed: {_describe(error)}") from error
+        raise QuantizationError(f"preparing {type(model).__name__} for QAT failed: {describe_error(error)}") from error
     prepared.meta[_EXAMPLE_INPUTS_KEY] = inputs
     move_exported_model_to_train(prepared)
     return prepared
@@ -143,7 +138,7 @@ def calibrate(prepared: GraphModule, samples: Iterable[Any], *, progress: bool =
                 try:
                     prepared(*_as_args(sample))
                 except Exception as error:
-                    raise QuantizationError(f"calibration sample {count} failed: {_describe(error)}") from error
+                    raise QuantizationError(f"calibration sample {count} failed: {describe_error(error)}") from error
                 if count == 0:
                     for observer in weight_observers:
                         observer.forward = _pass_through  # instance attribute: shadows the class's forward
@@ -172,15 +167,15 @@ def convert(prepared: GraphModule, example_inputs: Any = None) -> ExportedProgra
         with _fold_only_present_convolutions():
             converted = convert_pt2e(prepared, fold_quantize=True)
     except Exception as error:
-        raise QuantizationError(f"converting the calibrated model failed: {_describe(error)}") from error
+        raise QuantizationError(f"converting the calibrated model failed: {describe_error(error)}") from error
     _log_leftover_batch_norms(converted)
     _drop_unused_tensors(converted)
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*LeafSpec.*", category=FutureWarning)
-            program = export_core_aten(converted, inputs)
+            program = export_core_aten(converted, inputs, kept_whole=QUANTIZED_KEPT_WHOLE)
     except Exception as error:
-        raise ExportError(f"re-exporting the quantized model failed: {_describe(error)}") from error
+        raise ExportError(f"re-exporting the quantized model failed: {describe_error(error)}") from error
     # Decomposing restrides some results as eager laid them out (a channels-last global
     # pool): the program says in Kiln's terms what those reads are.
     rewrite_as_strided(program)
@@ -240,109 +235,6 @@ def _fold_only_present_convolutions() -> Iterator[None]:
         yield
     finally:
         qat_utils._fold_conv_bn_qat_helper = helper
-
-
-def export_core_aten(module: torch.nn.Module, inputs: tuple[Any, ...]) -> ExportedProgram:
-    """Exports ``module`` straight to core ATen, tracing it once where torch allows.
-
-    The public route (torch.export.export, then run_decompositions) traces the graph
-    twice; on MobileNetV2's quantized graph that is ~11 s against ~5 s for one trace
-    to ATen IR (torch.export's internal ``pre_dispatch=False`` mode). ATen IR differs
-    from core ATen only in ops that the core table decomposes further: the few that
-    become one other op are rewritten here (:func:`_rewrite_to_core`), anything else
-    falls back to run_decompositions.
-    """
-    table = _decomposition_table()
-    try:
-        from torch.export._trace import _export  # internal: one trace to ATen IR
-    except ImportError:
-        _export = None
-    kept_composites = _composite_ops_core_aten_keeps(module.graph, table)
-    if _export is None or kept_composites:
-        logger.debug("exporting in two traces: core ATen keeps %s", ", ".join(kept_composites) or "-")
-        return torch.export.export(module, inputs, strict=False).run_decompositions(table)
-    program = _export(module, inputs, strict=False, pre_dispatch=False)
-    _rewrite_to_core(program)
-    if _non_core_ops(program.graph, table):
-        program = program.run_decompositions(table)
-    return program
-
-
-def _composite_ops_core_aten_keeps(graph: torch.fx.Graph, table: dict[Any, Any]) -> list[str]:
-    """Composite (CompositeImplicitAutograd) operators of ``graph`` that core ATen keeps
-    whole, e.g. ``upsample_nearest2d.vec``. A trace to ATen IR always decomposes them
-    (nearest upsampling into arange + index), so a graph with one takes the public
-    route, where run_decompositions decomposes only what ``table`` lists."""
-    kept = []
-    for node in graph.nodes:
-        target = node.target
-        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
-            continue
-        if target in table or not target.has_kernel_for_dispatch_key(_COMPOSITE_IMPLICIT):
-            continue
-        if torch.Tag.core in target.tags:
-            kept.append(str(target))
-    return kept
-
-
-_COMPOSITE_IMPLICIT = torch._C.DispatchKey.CompositeImplicitAutograd
-
-
-def _rewrite_to_core(program: ExportedProgram) -> None:
-    """Rewrites the ATen IR ops whose core-ATen form is one other op: ``t`` and
-    ``transpose`` are ``permute``, ``_unsafe_view`` is ``view`` (it differs only in
-    what autograd may assume about aliasing)."""
-    changed = False
-    for node in program.graph.nodes:
-        if node.op != "call_function":
-            continue
-        if node.target in (torch.ops.aten.t.default, torch.ops.aten.transpose.int):
-            source = node.args[0]
-            rank = source.meta["val"].dim()
-            order = list(range(rank))
-            if node.target is torch.ops.aten.t.default:
-                first, second = (0, 1) if rank == 2 else (0, 0)
-            else:
-                first, second = (d % rank for d in node.args[1:3])
-            order[first], order[second] = order[second], order[first]
-            node.target = torch.ops.aten.permute.default
-            node.args = (source, order)
-            changed = True
-        elif node.target is torch.ops.aten._unsafe_view.default:
-            node.target = torch.ops.aten.view.default
-            changed = True
-    if changed:
-        program.graph_module.recompile()
-
-
-def _non_core_ops(graph: torch.fx.Graph, table: dict[Any, Any]) -> list[str]:
-    """Operators left in ``graph`` that core ATen (with Kiln's kept ops) would decompose."""
-    left = []
-    for node in graph.nodes:
-        target = node.target
-        if node.op != "call_function" or not isinstance(target, torch._ops.OpOverload):
-            continue
-        if target.namespace != "aten" or target in _KEPT_WHOLE:
-            continue
-        if torch.Tag.core not in target.tags or target in table:
-            left.append(str(target))
-    return left
-
-
-# Unary ops kept whole: each is one TOSA TABLE (lookup) op on the NPU and one portable
-# kernel on the CPU; decomposed, hardswish would become add/clamp/div/mul in float
-# between one quantize/dequantize pair, which no backend can match back.
-_KEPT_WHOLE = (
-    torch.ops.aten.hardswish.default,
-    torch.ops.aten.hardsigmoid.default,
-)
-
-
-def _decomposition_table() -> dict[Any, Any]:
-    table = torch.export.default_decompositions()
-    for op in _KEPT_WHOLE:
-        table.pop(op, None)
-    return table
 
 
 def _drop_unused_tensors(module: GraphModule) -> None:

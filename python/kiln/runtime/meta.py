@@ -7,23 +7,7 @@ from typing import Any
 
 import numpy as np
 
-# kiln::ScalarType names (runtime/core/scalar_type.h) -> numpy dtypes, for the types
-# numpy can hold. The runtime's names are kept so that messages match the C++ side.
-SCALAR_TYPE_TO_NUMPY: dict[str, np.dtype] = {
-    "Byte": np.dtype(np.uint8),
-    "Char": np.dtype(np.int8),
-    "Short": np.dtype(np.int16),
-    "Int": np.dtype(np.int32),
-    "Long": np.dtype(np.int64),
-    "Half": np.dtype(np.float16),
-    "Float": np.dtype(np.float32),
-    "Double": np.dtype(np.float64),
-    "Bool": np.dtype(np.bool_),
-    "UInt16": np.dtype(np.uint16),
-    "UInt32": np.dtype(np.uint32),
-    "UInt64": np.dtype(np.uint64),
-}
-
+from kiln.serialize.scalar_types import NUMPY_BY_CPP_NAME
 
 @dataclass(frozen=True)
 class ValueSpec:
@@ -44,7 +28,7 @@ class ValueSpec:
     @property
     def dtype(self) -> np.dtype | None:
         """The numpy dtype of a tensor value (None if numpy has no such dtype)."""
-        return SCALAR_TYPE_TO_NUMPY.get(self.scalar_type)
+        return NUMPY_BY_CPP_NAME.get(self.scalar_type)
 
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> ValueSpec:

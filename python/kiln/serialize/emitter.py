@@ -22,8 +22,7 @@ from typing import Callable, Hashable
 import numpy as np
 
 from kiln import PRODUCER_NAME, SerializationError, __version__
-from kiln.memory.planner import align_up
-from kiln.passes.method_graph import (
+from kiln.ir.method_graph import (
     Argument,
     Bool,
     BoolList,
@@ -41,8 +40,9 @@ from kiln.passes.method_graph import (
     TensorList,
     TensorRole,
     TensorValue,
+    align_up,
+    split_operator_name,
 )
-from kiln.passes.aten_out_variants import split_operator_name
 from kiln.serialize import program_generated as pte
 
 CONSTANT_ALIGNMENT = 16

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import flatbuffers
 
 from kiln import SerializationError
-from kiln.memory.planner import align_up
+from kiln.ir.method_graph import align_up
 from kiln.serialize import program_generated as pte
 
 FILE_IDENTIFIER = b"ET12"

@@ -1,12 +1,19 @@
-"""torch dtypes and other enum-like values as the ``.pte`` format encodes them.
+"""Every dtype table of Kiln: torch dtypes, numpy dtypes and names by ScalarType code.
 
 The numbers are c10's ScalarType codes (runtime/schema/scalar_type.fbs), which
-ExecuTorch uses as well. MemoryFormat and Layout arguments travel as Int values.
+ExecuTorch uses as well: ``NAME_BY_CODE`` spells them as torch does (``float32``),
+``SCALAR_TYPE_NAMES`` as the C++ enum and the kernel op tables do (``Float``; it lives in
+:mod:`kiln.serialize.operator_list`, which the code generator loads without the package).
+MemoryFormat and Layout arguments travel as Int values.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kiln.serialize.operator_list import SCALAR_TYPE_NAMES
 
 if TYPE_CHECKING:
     import torch
@@ -44,6 +51,12 @@ NAME_BY_CODE: dict[int, str] = {
     15: "bfloat16", 16: "quint4x2", 17: "quint2x4", 22: "bits16", 27: "uint16",
     28: "uint32", 29: "uint64",
 }  # fmt: skip
+
+#: numpy dtypes of the ScalarType codes numpy can hold.
+NUMPY_BY_CODE: dict[int, np.dtype] = {code: np.dtype(NAME_BY_CODE[code]) for code in (0, 1, 2, 3, 4, 5, 6, 7, 11, 27, 28, 29)}
+CODE_BY_NUMPY: dict[np.dtype, int] = {dtype: code for code, dtype in NUMPY_BY_CODE.items()}
+#: numpy dtypes by the C++ enum's names (what the runtime's method metadata says).
+NUMPY_BY_CPP_NAME: dict[str, np.dtype] = {SCALAR_TYPE_NAMES[code]: dtype for code, dtype in NUMPY_BY_CODE.items()}
 
 
 def scalar_type_code(dtype: "torch.dtype") -> int:

@@ -10,7 +10,7 @@ import torch
 
 import kiln
 from kiln.memory import Lifetime, PlanRequest, align_up, compute_lifetimes, place, plan_memory
-from kiln.passes.method_graph import Int, KernelCall, MethodGraph, TensorRole, TensorValue
+from kiln.ir.method_graph import Int, KernelCall, MethodGraph, TensorRole, TensorValue
 from kiln.serialize import program_generated as pte
 from kiln.serialize import read_pte
 

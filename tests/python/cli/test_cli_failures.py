@@ -182,7 +182,7 @@ def test_deploy_takes_executorch_run_sh_forms() -> None:
     assert args.delegate and args.quantize and args.debug and args.evaluate
     assert args.intermediates == Path("out/aot")
     kiln_deploy.check_target(args)
-    assert kiln_deploy._aot_args(args) == ["--quantize", "--delegate", "--target", "ethos-u55-128", "--evaluate",
+    assert kiln_deploy.aot_flags(args) == ["--quantize", "--delegate", "--target", "ethos-u55-128", "--evaluate",
                                            "--debug"]
 
 

@@ -7,7 +7,7 @@ import pytest
 
 import kiln.models
 from kiln.backends.arm import EthosUCompileSpec, TargetError
-from kiln.backends.arm.compile_spec import TARGETS, nearest_target
+from kiln.targets import TARGETS, nearest_target
 
 
 @pytest.mark.parametrize(

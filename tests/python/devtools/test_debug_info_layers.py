@@ -18,7 +18,7 @@ import kiln
 from kiln import _runtime
 from kiln.backends.arm import EthosUCompileSpec, EthosUPartitioner, EthosUQuantizer
 from kiln.devtools import DebugInfo
-from kiln.devtools.per_layer import compare_layers
+from kiln.backends.arm.per_layer import compare_layers
 
 pytestmark = pytest.mark.slow
 

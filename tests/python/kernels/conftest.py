@@ -50,7 +50,7 @@ import torch
 import kiln
 from kiln.export import lower_edge_program, program_from_methods, to_edge_program
 from kiln.memory import plan_memory
-from kiln.passes import method_graph as mg
+from kiln.ir import method_graph as mg
 from kiln.runtime import Runtime
 from kiln.serialize.scalar_types import scalar_type_code
 

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import kiln
-from kiln.passes.method_graph import TensorRole, TensorValue
+from kiln.ir.method_graph import TensorRole, TensorValue
 from kiln.passes.state import write_back
 from kiln.runtime import KilnRuntimeError, Module, Runtime
 from kiln.serialize import program_generated as pte

@@ -18,6 +18,7 @@ import torch
 
 import kiln
 from kiln.cli import oplist
+from kiln.serialize import operator_list
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.runtime import Runtime
 
@@ -33,7 +34,7 @@ from selection import select_all, select_ops, select_programs, select_yaml  # no
 
 # The flatc-generated reader as installed with kiln (a source checkout has none of its own:
 # the build generates it).
-SCHEMA_MODULE = Path(oplist.load_schema_module().__file__)
+SCHEMA_MODULE = Path(operator_list.load_schema_module().__file__)
 
 
 class _ConvReluPool(torch.nn.Module):
@@ -109,7 +110,7 @@ def test_generated_all_registration_is_what_the_runtime_registers(tmp_path: Path
 
 
 def test_oplist_reads_operators_and_dtypes(program: Path) -> None:
-    uses = oplist.program_operators(program)
+    uses = operator_list.program_operators(program)
     assert list(uses) == kiln.Program.load(program).operators
     assert uses["aten::convolution.out"].dtypes == {"Float"}
     # max_pool2d_with_indices writes its indices as int64 next to the float32 values.

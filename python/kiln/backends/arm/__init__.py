@@ -19,6 +19,9 @@ _LAZY_ATTRIBUTES: dict[str, tuple[str, str]] = {
     "EthosUPartitioner": ("kiln.backends.arm.partitioner", "EthosUPartitioner"),
     "EthosUBackend": ("kiln.backends.arm.backend", "EthosUBackend"),
     "VelaError": ("kiln.backends.arm.vela", "VelaError"),
+    # Per-layer numerics: fp32, int8 PyTorch, the TOSA reference and the virtual NPU side by side.
+    "compare_layers": ("kiln.backends.arm.per_layer", "compare_layers"),
+    "LayerComparison": ("kiln.backends.arm.per_layer", "LayerComparison"),
 }
 
 
@@ -31,8 +34,10 @@ __all__ = [
     "EthosUCompileSpec",
     "EthosUPartitioner",
     "EthosUQuantizer",
+    "LayerComparison",
     "QuantizationConfig",
     "TARGETS",
     "TargetError",
     "VelaError",
+    "compare_layers",
 ]

@@ -6,20 +6,7 @@ against Vela's own configuration file (``vela.ini`` shipped with ethos-u-vela, o
 file given as ``config_ini``), so a typo fails here, with the valid names, rather
 than deep inside Vela.
 
-Defaults (why):
-
-============  ================================  ==============  =====================================
-target        system config                     memory mode     note
-============  ================================  ==============  =====================================
-ethos-u55-*   Ethos_U55_High_End_Embedded       Shared_Sram     as ExecuTorch and Vela do
-ethos-u65-*   Ethos_U65_High_End                Shared_Sram     ExecuTorch: Dedicated_Sram_384KB
-ethos-u85-*   Ethos_U85_SYS_DRAM_Mid            Shared_Sram     ExecuTorch: Sram_Only
-============  ================================  ==============  =====================================
-
-Shared_Sram on every target keeps one memory layout everywhere: weights and the
-command stream stay in read-only memory (flash or DRAM, AXI1) and the tensor arena in
-SRAM (AXI0), so a program needs no NPU-private cache region. Dedicated_Sram* (U65/U85:
-arena in DRAM, SRAM used as a cache) and Sram_Only are one argument away.
+The defaults per family, and why, are in :mod:`kiln.targets` (``NPU_FAMILIES``).
 
 A memory mode is available on a system configuration when Vela would accept the
 placement it implies: constants in Dram/OnChipFlash/OffChipFlash, the arena in
@@ -33,32 +20,19 @@ import configparser
 import difflib
 import functools
 import importlib.util
-import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kiln import KilnError
-
-TARGETS: tuple[str, ...] = (
-    "ethos-u55-32", "ethos-u55-64", "ethos-u55-128", "ethos-u55-256",
-    "ethos-u65-256", "ethos-u65-512",
-    "ethos-u85-128", "ethos-u85-256", "ethos-u85-512", "ethos-u85-1024", "ethos-u85-2048",
+from kiln.targets import (
+    CORTEX_M_TARGETS,
+    NPU_FAMILIES,
+    TARGETS,
+    CompileSpecError,
+    TargetError,
+    family_of,
+    macs_of,
+    suggest_target,
 )
-
-#: The target the command-line tools compile for when none is given.
-DEFAULT_TARGET = "ethos-u55-128"
-
-#: CPUs without an NPU: int8 programs for them run on the cortex_m:: kernels
-#: (kiln.backends.cortex_m), DSP-accelerated on the M4/M7/M33, Helium on the M55/M85.
-CORTEX_M_TARGETS: tuple[str, ...] = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m55", "cortex-m85")
-DEFAULT_CORTEX_M_TARGET = "cortex-m55"
-
-_DEFAULTS: dict[str, tuple[str, str]] = {
-    "ethos-u55": ("Ethos_U55_High_End_Embedded", "Shared_Sram"),
-    "ethos-u65": ("Ethos_U65_High_End", "Shared_Sram"),
-    "ethos-u85": ("Ethos_U85_SYS_DRAM_Mid", "Shared_Sram"),
-}
 
 # Flags that the spec's own fields produce; giving them in extra_flags would be ambiguous.
 _FIELD_FLAGS = {
@@ -72,72 +46,9 @@ _SYSTEM_PREFIX = "System_Config."
 _MEMORY_PREFIX = "Memory_Mode."
 
 
-class CompileSpecError(KilnError, ValueError):
-    """An Ethos-U compile spec names something Vela's configuration does not have."""
-
-
-class TargetError(CompileSpecError):
-    """The target is not one of the Ethos-U accelerator configurations Vela knows."""
-
-
 def _did_you_mean(name: str, valid: list[str] | tuple[str, ...]) -> str:
     close = difflib.get_close_matches(name, valid, n=1, cutoff=0.6)
     return f" Did you mean {close[0]!r}?" if close else ""
-
-
-def is_cortex_m_name(name: str) -> bool:
-    """True for what reads as a Cortex-M CPU name, valid or not ("cortex-m56", "m55")."""
-    return re.match(r"(cortex[-_ ]?)?m\s*\d+", name.strip().lower()) is not None or "cortex" in name.lower()
-
-
-def nearest_cortex_m(name: str) -> str | None:
-    """The Cortex-M target a mistyped name most likely means: the same digits (in any
-    order), else the nearest number (``cortex-m56`` -> ``cortex-m55``, ``m3`` -> ``cortex-m4``)."""
-    match = re.search(r"m\s*(\d+)", name.lower())
-    if match is None:
-        close = difflib.get_close_matches(name.lower(), CORTEX_M_TARGETS, n=1, cutoff=0.6)
-        return close[0] if close else None
-    numbers = [int(t.rsplit("m", 1)[1]) for t in CORTEX_M_TARGETS]
-    digits = match.group(1)
-    same = [n for n in numbers if sorted(str(n)) == sorted(digits)]
-    return f"cortex-m{same[0] if same else min(numbers, key=lambda n: abs(n - int(digits)))}"
-
-
-def suggest_target(name: str) -> str | None:
-    """The valid target (Ethos-U or Cortex-M) a mistyped ``name`` most likely means."""
-    return nearest_cortex_m(name) if is_cortex_m_name(name) else nearest_target(name)
-
-
-def check_cortex_m_target(name: str) -> str:
-    """``name`` if it is one of CORTEX_M_TARGETS, else a TargetError with a suggestion."""
-    if name in CORTEX_M_TARGETS:
-        return name
-    close = suggest_target(name)
-    hint = f" Did you mean {close!r}?" if close else ""
-    raise TargetError(f"unknown Cortex-M target {name!r}.{hint} Valid Cortex-M targets: {', '.join(CORTEX_M_TARGETS)}")
-
-
-def nearest_target(name: str) -> str | None:
-    """The real configuration a mistyped target most likely means.
-
-    The family is the two digits after "u" (the nearest of 55/65/85 if they name none),
-    the MAC count the family's nearest by ratio -- unless the digits are a valid count's
-    in another order (a transposition). ``ethos-u85-129`` -> ``ethos-u85-128``,
-    ``ethos-u55-218`` -> ``ethos-u55-128``, ``u65_500`` -> ``ethos-u65-512``. Names with no
-    family and count in them fall back to spelling (difflib).
-    """
-    match = re.search(r"u\s*(\d{2})\D+(\d+)", name.lower())
-    if match is None:
-        close = difflib.get_close_matches(name.lower(), TARGETS, n=1, cutoff=0.6)
-        return close[0] if close else None
-    families = {t.rsplit("-", 1)[0] for t in TARGETS}
-    family = min(sorted(families), key=lambda f: abs(int(f[-2:]) - int(match.group(1))))
-    counts = [int(t.rsplit("-", 1)[1]) for t in TARGETS if t.startswith(family + "-")]
-    given = int(match.group(2))
-    same_digits = [c for c in counts if sorted(str(c)) == sorted(match.group(2).lstrip("0") or "0")]
-    if same_digits:
-        return f"{family}-{same_digits[0]}"
-    return f"{family}-{min(counts, key=lambda c: abs(math.log(c / max(given, 1))))}"
 
 
 def default_vela_ini() -> Path:
@@ -247,7 +158,8 @@ class EthosUCompileSpec:
             object.__setattr__(self, "config_ini", Path(self.config_ini))
         object.__setattr__(self, "extra_flags", self._checked_extra_flags(self.extra_flags))
         config = self.vela_config()
-        default_system, default_memory = _DEFAULTS[self.arch]
+        family = NPU_FAMILIES[self.arch]
+        default_system, default_memory = family.system_config, family.memory_mode
         system = self._checked_system_config(config, self.system_config or default_system)
         object.__setattr__(self, "system_config", system)
         memory = self._checked_memory_mode(config, self.memory_mode or default_memory)
@@ -273,7 +185,7 @@ class EthosUCompileSpec:
     def _family_system_configs(self, config: VelaConfig) -> list[str]:
         """System configs this target may use: its own family's, plus unprefixed custom ones."""
         family = "Ethos_U" + self.arch[-2:]  # "ethos-u55" -> "Ethos_U55"
-        families = ("Ethos_U55", "Ethos_U65", "Ethos_U85")
+        families = tuple("Ethos_U" + name[-2:] for name in NPU_FAMILIES)
         return [name for name in config.system_configs
                 if name.startswith(family) or not name.startswith(families)]
 
@@ -311,12 +223,12 @@ class EthosUCompileSpec:
     @property
     def arch(self) -> str:
         """Accelerator family: ``"ethos-u55"``, ``"ethos-u65"`` or ``"ethos-u85"``."""
-        return self.target.rsplit("-", 1)[0]
+        return family_of(self.target)
 
     @property
     def macs(self) -> int:
         """MACs per cycle of the configuration (the number after the family)."""
-        return int(self.target.rsplit("-", 1)[1])
+        return macs_of(self.target)
 
     @property
     def is_u55(self) -> bool:

@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from kiln.targets import family_of
+
 logger = logging.getLogger(__name__)
 
 #: The Ethos-U architectures whose command streams the virtual NPU runs. The one place
@@ -26,7 +28,7 @@ VIRTUAL_NPU_ARCHITECTURES: tuple[str, ...] = ("ethos-u55", "ethos-u65", "ethos-u
 def virtual_npu_refusal(target: str) -> str | None:
     """Why programs delegated to ``target`` (e.g. "ethos-u85-128") cannot run on the
     virtual NPU, or None when they can."""
-    arch = target.rsplit("-", 1)[0]
+    arch = family_of(target)
     if arch in VIRTUAL_NPU_ARCHITECTURES:
         return None
     names = [a.replace("ethos-", "").upper() for a in VIRTUAL_NPU_ARCHITECTURES]

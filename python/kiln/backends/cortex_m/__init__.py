@@ -6,7 +6,7 @@ Importing this package is cheap (no torch): everything is resolved on first use.
 from __future__ import annotations
 
 from kiln._lazy import lazy_attributes
-from kiln.backends.arm.compile_spec import CORTEX_M_TARGETS, DEFAULT_CORTEX_M_TARGET, check_cortex_m_target
+from kiln.targets import CORTEX_M_TARGETS, DEFAULT_CORTEX_M_TARGET, check_cortex_m_target
 
 _LAZY_ATTRIBUTES: dict[str, tuple[str, str]] = {
     "CortexMQuantizer": ("kiln.backends.cortex_m.quantizer", "CortexMQuantizer"),

@@ -11,7 +11,7 @@ fully connected layers get one weight scale per tensor, because CMSIS-NN's (and 
 ``minimum``, ``maximum`` and ``div``, which the NPU flow leaves float, are quantized as
 arithmetic, since the Cortex-M kernels run them on int8.
 Module-scoped configs (``set_module_type``/``set_module_name``, ``None`` = float) work as
-in :class:`kiln.backends.arm.EthosUQuantizer`.
+in every :class:`kiln.delegation.quantizer.ModuleScopedQuantizer`.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ from torch.fx import Node
 from torchao.quantization.pt2e import MinMaxObserver
 from torchao.quantization.pt2e.quantizer import DerivedQuantizationSpec, QuantizationSpec
 
-from kiln.backends.arm.quantizer import EthosUQuantizer
-from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs, is_annotated
-from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
-from kiln.backends.arm.compile_spec import DEFAULT_CORTEX_M_TARGET, check_cortex_m_target
+from kiln.delegation.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs, is_annotated
+from kiln.delegation.quantizer.base import ModuleScopedQuantizer
+from kiln.delegation.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.targets import DEFAULT_CORTEX_M_TARGET, check_cortex_m_target
 
 _LINEAR = {torch.ops.aten.linear.default}
 #: Elementwise ops the Ethos-U annotation leaves float (the NPU flow has no use for them
@@ -82,7 +82,7 @@ def get_cortex_m_quantization_config(*, is_qat: bool = False, observer: str = "m
     return CortexMQuantizationConfig(activation=base.activation, weight=base.weight, is_qat=is_qat)
 
 
-class CortexMQuantizer(EthosUQuantizer):
+class CortexMQuantizer(ModuleScopedQuantizer):
     """Annotates a model for int8 execution on the ``cortex_m::`` kernels of ``target``
     (cortex-m4, -m7, -m33, -m55 or -m85: the same integers on each, faster with DSP or
     Helium)."""
@@ -90,9 +90,8 @@ class CortexMQuantizer(EthosUQuantizer):
     shared_averages = True  # its average-pool kernels work at the input's qparams
 
     def __init__(self, target: str = DEFAULT_CORTEX_M_TARGET, *, is_qat: bool = False) -> None:
-        super().__init__(None, is_qat=is_qat)
+        super().__init__(get_cortex_m_quantization_config(is_qat=is_qat))
         self.target = check_cortex_m_target(target)
-        self.global_config = get_cortex_m_quantization_config(is_qat=is_qat)
 
     def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
         graph = model.graph

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from kiln import KilnError
-from kiln.backends.arm.partitioner.checks import shape_of
+from kiln.delegation.nodes import shape_of
 from kiln.backends.xnnpack.graph import (
     INVALID_VALUE_ID, Datatype, Graph, PerChannelQuant, PerTensorQuant,
 )

@@ -5,7 +5,7 @@
 
 Every supported node (:mod:`kiln.backends.xnnpack.support`) is selected, with the
 quantize/dequantize nodes next to them (int8 graphs) and the constant nodes only
-they read (weights); :func:`kiln.backends.arm.partitioner.grouping.grow_partitions`
+they read (weights); :func:`kiln.delegation.grouping.grow_partitions`
 groups them into connected, cycle-free partitions. A partition that computes nothing
 but conversions or reshapes is left on the CPU. Delegate inputs and outputs of
 rank 4 are channels-last (``channels_last_io``): ``kiln.export`` permutes them on
@@ -17,14 +17,13 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from kiln.backends.arm.partitioner.grouping import Partition, constant_nodes, grow_partitions, is_operator_node
-from kiln.backends.arm.partitioner.partitioner import _constants_used_only_by
-from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
+from kiln.delegation.grouping import Partition, constant_nodes, constants_used_only_by, grow_partitions, is_operator_node
+from kiln.delegation.interfaces import PartitionResult, Partitioner
+from kiln.delegation.report import NodeDecision, PartitionReport, PartitionSummary
 from kiln.backends.xnnpack.lowering import ALIASES, AS_STRIDED, RESHAPES
 from kiln.backends.xnnpack.operands import DEQUANTIZE_PER_TENSOR, QUANTIZE_PER_TENSOR, operator_base_name
 from kiln.backends.xnnpack.support import objection
@@ -37,17 +36,10 @@ TARGET = "xnnpack"
 _NO_WORK = {QUANTIZE_PER_TENSOR, DEQUANTIZE_PER_TENSOR, *ALIASES, *RESHAPES, AS_STRIDED}
 
 
-@dataclass
-class PartitionResult:
-    partitions: list[Partition]
-    report: PartitionReport
-
-
-class XnnpackPartitioner:
+class XnnpackPartitioner(Partitioner):
     """Chooses maximal, cycle-free groups of XNNPACK-supported nodes (fp32 and int8)."""
 
     backend_id = "XnnpackBackend"
-    compile_spec = None
     channels_last_io = True
 
     @property
@@ -70,7 +62,7 @@ class XnnpackPartitioner:
                 selected.add(node)
             else:
                 reasons[node] = reason
-        selected |= _constants_used_only_by(selected, constant)
+        selected |= constants_used_only_by(selected, constant)
         partitions = grow_partitions(graph, selected, lambda i: f"xnnpack_{i}", constant)
         partitions = [p for p in partitions if _does_work(p, reasons, constant)]
         report = _report(graph, partitions, reasons)

@@ -16,14 +16,14 @@ pooling and reshapes keep their input's qparams.
 
 from __future__ import annotations
 
-from kiln.backends.arm.quantizer import EthosUQuantizer
+from kiln.delegation.quantizer import ModuleScopedQuantizer, get_symmetric_quantization_config
 
 
-class XnnpackQuantizer(EthosUQuantizer):
+class XnnpackQuantizer(ModuleScopedQuantizer):
     """Annotates a model for XNNPACK's int8 operators (``set_global``, ``set_module_type``,
-    ``set_module_name`` and ``set_io`` work as on :class:`kiln.backends.arm.EthosUQuantizer`)."""
+    ``set_module_name`` and ``set_io`` work as on every :class:`kiln.delegation.quantizer.ModuleScopedQuantizer`)."""
 
     shared_averages = True  # its average-pool kernels work at the input's qparams
 
     def __init__(self, *, is_qat: bool = False) -> None:
-        super().__init__(None, is_qat=is_qat)
+        super().__init__(get_symmetric_quantization_config(is_qat=is_qat))

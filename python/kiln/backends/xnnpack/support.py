@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional
 
 import torch
 
-from kiln.backends.arm.partitioner.checks import argument, shape_of
+from kiln.delegation.nodes import argument, shape_of
 from kiln.backends.xnnpack.lowering import (
     ALIASES, AS_STRIDED, BATCH_NORM, BINARY_KINDS, FUSABLE_ACTIVATIONS, RESHAPES, UNARY_KINDS,
 )

@@ -7,7 +7,7 @@ import torch
 
 from kiln import ExportError
 from kiln.passes.delegation import extract_subgraph, replace_with_delegate
-from kiln.passes.method_graph import LoweredDelegate
+from kiln.ir.method_graph import LoweredDelegate
 
 from .conftest import partition  # type: ignore[import-not-found]
 

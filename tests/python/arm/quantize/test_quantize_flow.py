@@ -15,7 +15,8 @@ import kiln.models
 from kiln import ExportError
 from kiln.backends.arm import EthosUQuantizer
 from kiln.quantize import QuantizationError
-from kiln.quantize.driver import _decomposition_table, _has_training_behaviour, export_core_aten
+from kiln.export.edge import QUANTIZED_KEPT_WHOLE, core_aten_decompositions, export_core_aten
+from kiln.quantize.driver import _has_training_behaviour
 
 qd = torch.ops.quantized_decomposed
 
@@ -146,8 +147,8 @@ def test_one_trace_export_equals_the_public_route(name: str) -> None:
     prepared = prepare_pt2e(torch.export.export(model, inputs).module(check_guards=False), EthosUQuantizer())
     prepared(*inputs)
     converted = convert_pt2e(prepared)
-    fast = export_core_aten(converted, inputs)
-    public = torch.export.export(converted, inputs).run_decompositions(_decomposition_table())
+    fast = export_core_aten(converted, inputs, kept_whole=QUANTIZED_KEPT_WHOLE)
+    public = torch.export.export(converted, inputs).run_decompositions(core_aten_decompositions(QUANTIZED_KEPT_WHOLE))
     ops = lambda p: Counter(str(n.target) for n in p.graph.nodes if n.op == "call_function")  # noqa: E731
     assert ops(fast) == ops(public)
     assert not any(str(t) in ("aten.arange.start_step", "aten.index.Tensor") for t in ops(fast))

@@ -16,7 +16,7 @@ from torch import nn
 
 import kiln
 from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
-from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
+from kiln.delegation.quantizer.recurrent import unroll_recurrent_layers
 
 sys.path.insert(0, str(Path(__file__).parent))
 qdq = importlib.import_module("qdq_graph")

@@ -2,9 +2,9 @@
 and a report that gives every node left on the CPU its reason."""
 
 from kiln.backends.arm.partitioner.checks import CheckContext, SupportCheck, checks_for
-from kiln.backends.arm.partitioner.grouping import Partition
+from kiln.delegation.grouping import Partition
 from kiln.backends.arm.partitioner.partitioner import EthosUPartitioner, PartitionResult
-from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
+from kiln.delegation.report import NodeDecision, PartitionReport, PartitionSummary
 
 __all__ = [
     "CheckContext",

@@ -20,10 +20,12 @@ from typing import Any, Callable, Optional, Protocol
 import torch
 
 from kiln.backends.arm.partitioner.batch import folds_batch
-from kiln.backends.arm.partitioner.op_support import U85, family_of, support_for
+from kiln.backends.arm.partitioner.op_support import U85, support_for
+from kiln.delegation.nodes import argument, shape_of
 from kiln.passes.constant_values import ConstantEvaluator
 from kiln.passes.delegation import is_dequantize, operator_name
 from kiln.passes.safe_softmax import applies_a_mask, softmax_mask
+from kiln.targets import family_of
 
 # Vela's limits (regor's operator constraints and Vela's SUPPORTED_OPS documentation).
 MAX_DIMENSION = 65535  # every tensor dimension
@@ -68,13 +70,6 @@ class SupportCheck(Protocol):
 
 
 # ----------------------------------------------------------------------------- helpers
-def argument(node: torch.fx.Node, index: int, name: str, default: Any = None) -> Any:
-    """An argument by position or keyword, ``default`` when absent."""
-    if index < len(node.args):
-        return node.args[index]
-    return node.kwargs.get(name, default)
-
-
 def pair(value: Any, default: int) -> tuple[int, int]:
     if value is None or (isinstance(value, (list, tuple)) and len(value) == 0):
         return default, default
@@ -82,13 +77,6 @@ def pair(value: Any, default: int) -> tuple[int, int]:
         return value, value
     values = [int(v) for v in value]
     return (values[0], values[0]) if len(values) == 1 else (values[0], values[1])
-
-
-def shape_of(node: Any) -> Optional[tuple[int, ...]]:
-    value = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
-    if isinstance(value, torch.Tensor):
-        return tuple(int(s) for s in value.shape)
-    return None
 
 
 def tensor_shapes(node: torch.fx.Node, context: "CheckContext") -> list[tuple[str, tuple[int, ...], bool]]:

@@ -111,10 +111,5 @@ OPERATORS: dict[str, OperatorSupport] = {
 # fmt: on
 
 
-def family_of(target: str) -> str:
-    """``"ethos-u55-128"`` -> ``"ethos-u55"``."""
-    return target.rsplit("-", 1)[0]
-
-
 def support_for(operator: str) -> OperatorSupport | None:
     return OPERATORS.get(operator)

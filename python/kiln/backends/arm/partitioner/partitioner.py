@@ -17,7 +17,6 @@ import logging
 import operator
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Optional
 
 import torch
@@ -25,12 +24,13 @@ import torch
 from kiln.backends.arm.partitioner.checks import (
     CheckContext, SupportCheck, checks_for, first_objection, group_objection,
 )
-from kiln.backends.arm.partitioner.grouping import (
+from kiln.delegation.grouping import (
     NPU_DTYPES,
     NPU_INDEX_DTYPE,
     Partition,
     QuantizedGroup,
     constant_nodes,
+    constants_used_only_by,
     cut_in_two,
     grow_partitions,
     is_index_operand,
@@ -40,22 +40,15 @@ from kiln.backends.arm.partitioner.grouping import (
     quantized_groups,
     units_in_order,
 )
-from kiln.backends.arm.partitioner.report import NodeDecision, PartitionReport, PartitionSummary
+from kiln.delegation.interfaces import PartitionResult, Partitioner
+from kiln.delegation.report import NodeDecision, PartitionReport, PartitionSummary
 from kiln import ExportError
 from kiln.passes.delegation import extract_subgraph, is_dequantize, operator_name
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass
-class PartitionResult:
-    """The partitions to delegate (node lists in graph order) and the report."""
-
-    partitions: list[Partition]
-    report: PartitionReport
-
-
-class EthosUPartitioner:
+class EthosUPartitioner(Partitioner):
     """Chooses maximal, cycle-free groups of NPU-supported nodes of a quantized graph.
 
     Args:
@@ -123,7 +116,7 @@ class EthosUPartitioner:
         for group in delegable:
             selected.update(group.nodes, group.input_dequantize, group.output_quantize)
         selected |= _requantizations(graph)
-        selected |= _constants_used_only_by(selected, constant)
+        selected |= constants_used_only_by(selected, constant)
         partitions = grow_partitions(graph, selected, lambda i: f"ethosu_{i}", constant, _units(delegable))
         partitions = [p for p in partitions if self._keep(p, reasons, constants, constant)]
         report = self._report(graph, partitions, reasons)
@@ -281,21 +274,6 @@ def _summary(partition: Partition) -> PartitionSummary:
     outputs = [n.name for n in partition.nodes if any(u not in inside for u in n.users)]
     counts = Counter(operator_name(n) for n in partition.nodes if is_operator_node(n))
     return PartitionSummary(partition.name, [n.name for n in partition.nodes], dict(counts), list(inputs), outputs)
-
-
-def _constants_used_only_by(selected: set[torch.fx.Node], constant: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:
-    """Constant call nodes (weight dequantize, transposes) all of whose users are selected."""
-    chosen: set[torch.fx.Node] = set()
-    changed = True
-    while changed:
-        changed = False
-        for node in constant:
-            if node.op != "call_function" or node in chosen:
-                continue
-            if node.users and all(u in selected or u in chosen for u in node.users):
-                chosen.add(node)
-                changed = True
-    return chosen
 
 
 def _is_float_compute(node: torch.fx.Node) -> bool:

@@ -1,6 +1,6 @@
 """Ethos-U quantizer (torchao PT2E) and its quantization configurations."""
 
-from kiln.backends.arm.quantizer.config import (
+from kiln.delegation.quantizer.config import (
     QuantizationConfig,
     fixed_output_spec,
     get_symmetric_quantization_config,

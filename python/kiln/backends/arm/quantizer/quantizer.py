@@ -5,47 +5,25 @@
     quantizer.set_module_name("head", None)                            # and the head module
     program = kiln.quantize(model, inputs, quantizer, calibration_samples)
 
-Which config applies to a node: the innermost module named with ``set_module_name``
-that contains it, else the innermost module whose type was given to
-``set_module_type``, else the global config. ``None`` anywhere means "leave float"
-(the op then runs on the CPU in float). Module scopes come from the
-``nn_module_stack`` metadata that ``torch.export`` records on every node.
+Which config applies to a node: see :class:`kiln.delegation.quantizer.ModuleScopedQuantizer`.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import torch
-from torch.fx import GraphModule, Node
-from torchao.quantization.pt2e.quantizer import Quantizer
+from torch.fx import GraphModule
 
-from kiln.backends.arm.quantizer.attention import write_out_attention
-from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
-from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
-from kiln.backends.arm.quantizer.glu import write_out_glu
-from kiln.backends.arm.quantizer.infinities import leave_infinities_float
-from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
+from kiln.delegation.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
+from kiln.delegation.quantizer.base import ModuleScopedQuantizer
+from kiln.delegation.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.delegation.quantizer.infinities import leave_infinities_float
 
 if TYPE_CHECKING:
     from kiln.backends.arm.compile_spec import EthosUCompileSpec
 
-_UNSET = object()
 
-
-def _module_path(path: str) -> str:
-    """``nn_module_stack`` paths may carry dynamo's ``L['self'].`` prefix; drop it."""
-    for prefix in ("L['self'].", "L__self__."):
-        if path.startswith(prefix):
-            path = path[len(prefix):]
-    return path
-
-
-def _type_name(module_type: type) -> str:
-    return f"{module_type.__module__}.{module_type.__qualname__}"
-
-
-class EthosUQuantizer(Quantizer):
+class EthosUQuantizer(ModuleScopedQuantizer):
     """Annotates a model for int8 execution on the Ethos-U described by ``compile_spec``.
 
     The default global config is :func:`get_symmetric_quantization_config` (int8
@@ -55,11 +33,6 @@ class EthosUQuantizer(Quantizer):
     which target the annotations were made for.
     """
 
-    #: Averages (pools, means) keep their input's qparams. The Ethos-U lowering gives them
-    #: their own finer step (patterns.AVERAGE); backends whose average kernels need the
-    #: input's qparams (Cortex-M, XNNPACK) set this.
-    shared_averages = False
-
     def __init__(self, compile_spec: EthosUCompileSpec | None = None, *,
                  is_qat: bool = False) -> None:
         super().__init__()
@@ -68,54 +41,6 @@ class EthosUQuantizer(Quantizer):
         self.module_type_configs: dict[str, QuantizationConfig | None] = {}
         self.module_name_configs: dict[str, QuantizationConfig | None] = {}
         self.io_config: QuantizationConfig | None = None
-
-    # ------------------------------------------------------------------ configuration
-    def set_global(self, config: QuantizationConfig | None) -> EthosUQuantizer:
-        """Config for every node not covered by a module-scoped config (None: float)."""
-        self.global_config = config
-        return self
-
-    def set_module_type(self, module_type: type[torch.nn.Module],
-                        config: QuantizationConfig | None) -> EthosUQuantizer:
-        """Config for nodes inside any module of ``module_type`` (None: leave them float)."""
-        self.module_type_configs[_type_name(module_type)] = config
-        return self
-
-    def set_module_name(self, module_name: str, config: QuantizationConfig | None) -> EthosUQuantizer:
-        """Config for nodes inside the submodule ``module_name`` (as in named_modules())."""
-        self.module_name_configs[module_name] = config
-        return self
-
-    def set_io(self, config: QuantizationConfig | None) -> EthosUQuantizer:
-        """Quantize the model's inputs and outputs themselves with ``config``.
-
-        The quantized program then starts with a quantize right after each input and
-        ends with a dequantize before each output, even where the first/last op stays
-        float; ``None`` (the default) quantizes them only where an op needs it.
-        """
-        self.io_config = config
-        return self
-
-    def config_for(self, node: Node) -> QuantizationConfig | None:
-        """The config that applies to ``node`` (see the module docstring for precedence)."""
-        stack = list((node.meta.get("nn_module_stack") or {}).values())
-        for path, _ in reversed(stack):
-            config = self.module_name_configs.get(_module_path(path), _UNSET)
-            if config is not _UNSET:
-                return config  # type: ignore[return-value]
-        for _, module_type in reversed(stack):
-            name = module_type if isinstance(module_type, str) else _type_name(module_type)
-            config = self.module_type_configs.get(name, _UNSET)
-            if config is not _UNSET:
-                return config  # type: ignore[return-value]
-        return self.global_config
-
-    # ------------------------------------------------------------------ Quantizer API
-    def transform_for_annotation(self, model: GraphModule) -> GraphModule:
-        """GRU/LSTM layers become their cells' operators, unrolled over time (recurrent.py), GLUs
-        their halves, sigmoid and product (glu.py), and scaled_dot_product_attention its matrix
-        products and softmax (attention.py)."""
-        return write_out_attention(write_out_glu(unroll_recurrent_layers(model)))
 
     def annotate(self, model: GraphModule) -> GraphModule:
         graph = model.graph

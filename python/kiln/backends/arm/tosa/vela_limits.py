@@ -30,7 +30,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from kiln.backends.arm.partitioner.op_support import U55, U65, family_of
+from kiln.backends.arm.partitioner.op_support import U55, U65
+from kiln.targets import family_of
 
 MAX_TRANSPOSE_AXIS = 1 << 16
 MAX_INT32_SWAP_HW_DEPTH = 1 << 14

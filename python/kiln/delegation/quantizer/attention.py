@@ -39,7 +39,7 @@ from typing import Any
 import torch
 from torch.fx import GraphModule, Node
 
-from kiln.backends.arm.quantizer.emit import Emitter
+from kiln.delegation.quantizer.emit import Emitter
 from kiln.passes.constant_values import ConstantEvaluator
 
 logger = logging.getLogger(__name__)

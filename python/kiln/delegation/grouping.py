@@ -85,6 +85,21 @@ def constant_nodes(graph: torch.fx.Graph, constants: Mapping[str, torch.Tensor])
     return frozenset(found)
 
 
+def constants_used_only_by(selected: set[torch.fx.Node], constant: frozenset[torch.fx.Node]) -> set[torch.fx.Node]:
+    """Constant call nodes (weight dequantize, transposes) all of whose users are selected."""
+    chosen: set[torch.fx.Node] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in constant:
+            if node.op != "call_function" or node in chosen:
+                continue
+            if node.users and all(u in selected or u in chosen for u in node.users):
+                chosen.add(node)
+                changed = True
+    return chosen
+
+
 @dataclass
 class QuantizedGroup:
     """Float operator nodes connected without a quantize/dequantize between them."""

@@ -55,7 +55,7 @@ class QuantizationConfig:
     def weight_spec(self, node: Node) -> QuantizationSpec:
         """The weight spec of conv/linear ``node``: per-channel scales along its output
         channels (axis 1 for transposed convolutions, whose weights are [IC, OC, ...])."""
-        from kiln.backends.arm.quantizer.patterns import OUTPUT_CHANNELS_AXIS_1
+        from kiln.delegation.quantizer.patterns import OUTPUT_CHANNELS_AXIS_1
 
         if node.target in OUTPUT_CHANNELS_AXIS_1 and self.weight.ch_axis != 1:
             # The observer is built with the spec's fields, ch_axis included (over any

@@ -24,9 +24,9 @@ from torchao.quantization.pt2e.quantizer import (
     SharedQuantizationSpec,
 )
 
-from kiln.backends.arm.quantizer import patterns
-from kiln.backends.arm.quantizer.attention import MASKS_SOFTMAX
-from kiln.backends.arm.quantizer.config import QuantizationConfig, fixed_output_spec
+from kiln.delegation.quantizer import patterns
+from kiln.delegation.quantizer.attention import MASKS_SOFTMAX
+from kiln.delegation.quantizer.config import QuantizationConfig, fixed_output_spec
 
 ANNOTATION_KEY = "quantization_annotation"
 

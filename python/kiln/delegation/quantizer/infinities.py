@@ -21,7 +21,7 @@ import torch
 from torch.fx import GraphModule, Node
 from torchao.quantization.pt2e.quantizer import SharedQuantizationSpec
 
-from kiln.backends.arm.quantizer.annotator import ANNOTATION_KEY
+from kiln.delegation.quantizer.annotator import ANNOTATION_KEY
 
 aten = torch.ops.aten
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 from torch.fx import Graph, GraphModule, Node
 
-from kiln.backends.arm.quantizer.emit import Emitter
+from kiln.delegation.quantizer.emit import Emitter
 
 logger = logging.getLogger(__name__)
 

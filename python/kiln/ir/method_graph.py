@@ -35,6 +35,11 @@ class Allocation:
     offset: int
 
 
+def align_up(value: int, alignment: int) -> int:
+    """``value`` rounded up to a multiple of ``alignment`` (planned offsets, segments)."""
+    return (value + alignment - 1) // alignment * alignment
+
+
 @dataclass(eq=False)
 class TensorValue:
     """One tensor of the method. Identity matters (``eq=False``): two tensors with
@@ -169,6 +174,13 @@ class KernelCall:
                 if id(tensor) not in written:
                     seen.setdefault(id(tensor), tensor)
         return list(seen.values())
+
+
+def split_operator_name(full_name: str) -> tuple[str, str]:
+    """``"aten::add.out"`` -> ``("aten::add", "out")``; no overload -> ``(name, "")``."""
+    namespace, _, rest = full_name.partition("::")
+    name, _, overload = rest.partition(".")
+    return f"{namespace}::{name}", overload
 
 
 @dataclass(frozen=True, eq=False)
