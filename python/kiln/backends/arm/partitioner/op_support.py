@@ -107,7 +107,6 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::logical_and": OperatorSupport("LOGICAL_AND", U85_ONLY, "elementwise"),
     "aten::logical_or": OperatorSupport("LOGICAL_OR", U85_ONLY, "elementwise"),
     "aten::any.dim": OperatorSupport("REDUCE_ANY", U85_ONLY),
-    "aten::all.dim": OperatorSupport("REDUCE_ALL", U85_ONLY),
     # A tensor of one value in its input's shape: a constant, on every Ethos-U.
     "aten::full_like": OperatorSupport("CONST", kind="data"),
     "aten::index_select": OperatorSupport("GATHER", U85_ONLY, "data"),

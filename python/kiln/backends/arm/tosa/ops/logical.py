@@ -5,9 +5,9 @@ integer side inputs (Ethos-U85; Vela lists these operators for the U85 only).
   EQUAL (operands swapped for le/lt, LOGICAL_NOT after EQUAL for ne): a BOOL tensor. Both
   operands are exact integers (a ``lengths`` input, an ``arange`` folded to a constant); a
   comparison of quantized values would compare rounded codes, so it is not lowered.
-* ``logical_not/and/or`` of BOOL tensors -> LOGICAL_NOT / AND / OR; ``any.dim`` and
-  ``all.dim`` -> REDUCE_ANY / REDUCE_ALL with the rows laid out as one ``(1, rows, length)``
-  matrix (a batch above 1 folds into the rows).
+* ``logical_not/and/or`` of BOOL tensors -> LOGICAL_NOT / AND / OR; ``any.dim`` ->
+  REDUCE_ANY with the rows laid out as one ``(1, rows, length)`` matrix (a batch above 1
+  folds into the rows; core ATen writes ``all`` as ``not any(not x)``).
 * ``where(condition, a, b)`` of quantized tensors -> SELECT, both branches at the output's
   quantization. ``where(hidden, -inf, 0)`` (how a padding mask becomes an additive one)
   has no integer code: it is bound to the BOOL tensor ``hidden`` itself, which the views
@@ -48,7 +48,8 @@ _COMPARISONS = {
 }
 _LOGICAL = {aten.logical_not.default: ts.Op.LOGICAL_NOT, aten.logical_and.default: ts.Op.LOGICAL_AND,
             aten.logical_or.default: ts.Op.LOGICAL_OR}
-_REDUCTIONS = {aten.any.dim: ("ReduceAny", ts.Op.REDUCE_ANY), aten.all.dim: ("ReduceAll", ts.Op.REDUCE_ALL)}
+# (core ATen writes all.dim as not(any(not x)).)
+_REDUCTIONS = {aten.any.dim: ("ReduceAny", ts.Op.REDUCE_ANY)}
 
 
 def _dtype(arg: Any) -> torch.dtype | None:
@@ -94,6 +95,18 @@ def _bool(node: torch.fx.Node, name: str, shape: tuple[int, ...]) -> QTensor:
     return QTensor(name, shape, ts.DType.BOOL, 1.0, 0)
 
 
+def _bool_operand(ctx: LoweringContext, arg: Any, node: torch.fx.Node, rank: int) -> QTensor:
+    """A bool operand (computed, or a constant such as a test of an ``arange``) at ``rank``."""
+    value = ctx.value(arg, node)
+    if isinstance(value, ConstTensor) and value.data.dtype == np.bool_:
+        shape = (1,) * (rank - value.data.ndim) + value.data.shape
+        data = value.data.reshape(shape).transpose(canonical_perm(rank))
+        return _bool(node, ctx.builder.const(data, f"{ctx.stem(node)}_const"), shape)
+    if not isinstance(value, QTensor) or value.dtype != ts.DType.BOOL:
+        raise ctx.fail(node, f"operand {arg} is not a bool tensor")
+    return relayout(ctx, value, (1,) * (rank - value.rank) + value.shape, f"{ctx.stem(node)}_rank")
+
+
 @register(*_COMPARISONS, check=check_compare)
 def lower_compare(ctx: LoweringContext, node: torch.fx.Node) -> None:
     reason = check_compare(node, ctx.compile_spec)
@@ -125,36 +138,30 @@ def lower_logical(ctx: LoweringContext, node: torch.fx.Node) -> None:
     if reason is not None:
         raise ctx.fail(node, reason)
     shape = ctx.shape_of(node)
-    operands = []
-    for arg in node.args[:2 if node.target != aten.logical_not.default else 1]:
-        value = ctx.value(arg, node)
-        if not isinstance(value, QTensor) or value.dtype != ts.DType.BOOL:
-            raise ctx.fail(node, f"operand {arg} is not a computed bool tensor")
-        operands.append(relayout(ctx, value, (1,) * (len(shape) - value.rank) + value.shape, ctx.stem(node)).name)
+    arity = 1 if node.target == aten.logical_not.default else 2
+    operands = [_bool_operand(ctx, arg, node, len(shape)).name for arg in node.args[:arity]]
     tosa_shape = _bool(node, "", shape).tosa_shape
     ctx.bind(node, _bool(node, ctx.builder.op(_LOGICAL[node.target], operands, tosa_shape, ts.DType.BOOL, None,
                                               ctx.stem(node)), shape))
 
 
-def check_any_all(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+def check_any(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
     if _dtype(node.args[0]) != torch.bool:
-        return f"any/all of a {_dtype(node.args[0])} tensor is not lowered (bool only)"
+        return f"any of a {_dtype(node.args[0])} tensor is not lowered (bool only)"
     if len(node.args[0].meta["val"].shape) > 4:
-        return "any/all of rank above 4 is not lowered"
+        return "any of rank above 4 is not lowered"
     dims = scalar_arg(node, 1, "dim", None)
     if isinstance(dims, (list, tuple)) and len(dims) != 1:
-        return "any/all over several dimensions is not lowered"
+        return "any over several dimensions is not lowered"
     return None
 
 
-@register(*_REDUCTIONS, check=check_any_all)
-def lower_any_all(ctx: LoweringContext, node: torch.fx.Node) -> None:
-    reason = check_any_all(node, ctx.compile_spec)
+@register(*_REDUCTIONS, check=check_any)
+def lower_any(ctx: LoweringContext, node: torch.fx.Node) -> None:
+    reason = check_any(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
-    value = ctx.value(node.args[0], node)
-    if not isinstance(value, QTensor) or value.dtype != ts.DType.BOOL:
-        raise ctx.fail(node, "the input is not a computed bool tensor")
+    value = _bool_operand(ctx, node.args[0], node, len(node.args[0].meta["val"].shape))
     dim = scalar_arg(node, 1, "dim", None)
     dim = int(dim[0] if isinstance(dim, (list, tuple)) else dim) % max(value.rank, 1)
     stem = ctx.stem(node)
@@ -197,12 +204,9 @@ def lower_where(ctx: LoweringContext, node: torch.fx.Node) -> None:
     reason = check_where(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
-    condition = ctx.value(node.args[0], node)
-    if not isinstance(condition, QTensor) or condition.dtype != ts.DType.BOOL:
-        raise ctx.fail(node, "the condition is not a computed bool tensor")
     shape = ctx.shape_of(node)
     stem = ctx.stem(node)
-    condition = relayout(ctx, condition, (1,) * (len(shape) - condition.rank) + condition.shape, f"{stem}_cond")
+    condition = _bool_operand(ctx, node.args[0], node, len(shape))
     fills = [_fill(ctx.value(arg, node)) if isinstance(arg, torch.fx.Node) else None for arg in node.args[1:3]]
     if fills in ([-math.inf, 0.0], [0.0, -math.inf]):
         # An additive mask: bound to where it hides (-inf), for the softmax that adds it.
@@ -215,6 +219,12 @@ def lower_where(ctx: LoweringContext, node: torch.fx.Node) -> None:
     out = ctx.output_quant(node)
     branches = []
     for index, arg in enumerate(node.args[1:3]):
+        constant = ctx.value(arg, node) if isinstance(arg, torch.fx.Node) else None
+        if isinstance(constant, ConstTensor) and not constant.is_quantized:
+            # A float constant (zeros_like of the other branch): quantized as the result is.
+            codes = [out.quantized(v) for v in np.asarray(constant.data, np.float32).reshape(-1)]
+            ctx.bind(arg, ConstTensor(np.asarray(codes, np.int8).reshape(constant.data.shape),
+                                      np.array([out.scale]), np.array([out.zero_point]), None))
         value = ctx.qtensor(arg, node)
         value = ctx.requantize(value, out.scale, out.zero_point, out.dtype, f"{stem}_{index}")
         branches.append(relayout(ctx, value, (1,) * (len(shape) - value.rank) + value.shape, f"{stem}_{index}").name)
