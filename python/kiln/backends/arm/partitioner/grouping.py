@@ -162,8 +162,8 @@ def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> Quan
                                     "int32 indices (give the model int32 indices)")
                     return group
                 continue
-            if is_exact(source):
-                continue  # an integer or bool value (lengths, a mask): crosses as it is, never quantized
+            if is_exact(source) and (source.op != "placeholder" or _value_dtype(source) == NPU_INDEX_DTYPE):
+                continue  # an int32 input or a computed mask: crosses as it is, never quantized
             if not is_dequantize(source):
                 group.reason = (
                     f"input '{source.name}' of '{node.name}' is not quantized "

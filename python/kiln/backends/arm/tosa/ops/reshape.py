@@ -180,8 +180,9 @@ def lower_expand(ctx: LoweringContext, node: torch.fx.Node) -> None:
         ctx.bind(node, value)
         return
     if isinstance(value, ConstTensor):
+        axis = None if value.axis is None else value.axis + len(shape) - value.data.ndim
         ctx.bind(node, ConstTensor(np.ascontiguousarray(np.broadcast_to(value.data, shape)), value.scales,
-                                   value.zero_points, value.axis))
+                                   value.zero_points, axis))
         return
     stem = ctx.stem(node)
     value = relayout(ctx, value, (1,) * (len(shape) - value.rank) + tuple(value.shape), f"{stem}_rank")
