@@ -1,4 +1,4 @@
-"""Comparisons, logical operators, any/all and where: the mask logic models compute from
+"""Comparisons, logical operators, any and where: the mask logic models compute from
 integer side inputs (Ethos-U85; Vela lists these operators for the U85 only).
 
 * ``ge/gt/le/lt/eq/ne`` (Tensor and Scalar) of int32 tensors -> GREATER_EQUAL / GREATER /
