@@ -39,6 +39,7 @@ NPU_DTYPES = (torch.int8, torch.int16)
 # that input crosses the delegate boundary as it is (int32: what the NPU's GATHER reads).
 INDEX_OPERANDS = {"aten::embedding": 1, "aten::index_select": 2}
 NPU_INDEX_DTYPE = torch.int32
+EXACT_DTYPES = (torch.int32, torch.bool)
 
 
 def is_index_operand(node: torch.fx.Node, source: torch.fx.Node) -> bool:
@@ -143,11 +144,19 @@ def quantized_groups(graph: torch.fx.Graph, constant: frozenset[torch.fx.Node]) 
     """Splits the float operator nodes into quantized groups (graph order)."""
     union = _UnionFind()
     float_ops = [n for n in graph.nodes if _is_float_op(n, constant)]
+    # Integer and bool values computed from integers only (a mask from a lengths input) are
+    # exact: they join no group to its readers (several groups may read one mask). Those
+    # computed from float values (a softmax guard's tests) stay with them.
+    from_floats: set[torch.fx.Node] = set()
     for node in float_ops:
         union.find(node)
         for source in node.all_input_nodes:
-            if _is_float_op(source, constant):
+            if not _is_float_op(source, constant):
+                continue
+            if not is_exact(source) or source in from_floats:
                 union.union(source, node)
+                if is_exact(node):
+                    from_floats.add(node)
     members: dict[object, list[torch.fx.Node]] = {}
     for node in float_ops:
         members.setdefault(union.find(node), []).append(node)
@@ -168,6 +177,8 @@ def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> Quan
                                     "int32 indices (give the model int32 indices)")
                     return group
                 continue
+            if is_exact(source) and (source.op != "placeholder" or _value_dtype(source) == NPU_INDEX_DTYPE):
+                continue  # an int32 input or a computed mask: crosses as it is, never quantized
             if not is_dequantize(source):
                 group.reason = (
                     f"input '{source.name}' of '{node.name}' is not quantized "
@@ -180,7 +191,7 @@ def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> Quan
                 return group
             group.input_dequantize.append(source)
         for user in node.users:
-            if user in inside:
+            if user in inside or is_exact(node):
                 continue
             if not is_quantize(user):
                 group.reason = (
@@ -192,6 +203,11 @@ def _classify(group: QuantizedGroup, constant: frozenset[torch.fx.Node]) -> Quan
                 return group
             group.output_quantize.append(user)
     return group
+
+
+def is_exact(node: torch.fx.Node) -> bool:
+    """True if ``node`` holds int32 or bool values (side inputs and masks, never quantized)."""
+    return _value_dtype(node) in EXACT_DTYPES
 
 
 def _value_dtype(node: torch.fx.Node) -> Optional[torch.dtype]:

@@ -34,7 +34,7 @@ class PartitionSummary:
     name: str
     nodes: list[str]
     operator_counts: dict[str, int]
-    inputs: list[str]  # FX nodes of the main graph it reads (int8 tensors)
+    inputs: list[str]  # FX nodes of the main graph it reads (int8 tensors, int32 inputs as they are)
     outputs: list[str]  # its nodes whose values leave it (int8 tensors)
 
 

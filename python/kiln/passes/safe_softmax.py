@@ -29,7 +29,7 @@ import torch
 from torch.export import ExportedProgram
 
 from kiln.passes.constant_values import ConstantEvaluator
-from kiln.passes.delegation import constant_tensors, is_dequantize
+from kiln.passes.delegation import constant_tensors, is_dequantize, operator_name
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +57,90 @@ class SoftmaxMask:
 
 
 def applies_a_mask(node: torch.fx.Node) -> bool:
-    """True if ``node`` is an add whose only reader is a softmax of it: a backend may apply
-    a mask it adds inside the softmax (nothing else sees the -inf)."""
-    users = list(node.users)
-    return (_is_call(node, aten.add.Tensor) and len(users) == 1 and _is_call(users[0], *SOFTMAX_TARGETS)
-            and users[0].args[0] is node)
+    """True if ``node`` is an add read by a softmax of it and, besides, at most by that
+    softmax's safe-softmax guard: a backend may apply a mask it adds inside the softmax
+    (nothing else sees the -inf)."""
+    if not _is_call(node, aten.add.Tensor):
+        return False
+    softmaxes = [u for u in node.users if _is_call(u, *SOFTMAX_TARGETS) and u.args[0] is node]
+    if len(softmaxes) != 1:
+        return False
+    guard = softmax_guard(softmaxes[0])
+    others = set(node.users) - {softmaxes[0]}
+    return not others or (guard is not None and others <= set(guard.nodes))
+
+
+# Operators that only carry a mask's values to the add that applies it (the -inf and 0 of
+# each element stay where broadcasting puts them).
+_MASK_MOVES = (aten.view.default, aten._unsafe_view.default, aten.reshape.default, aten.expand.default,
+               aten.clone.default, aten.unsqueeze.default, aten.squeeze.dims, aten.squeeze.dim,
+               aten.alias.default)
+
+
+@dataclass(frozen=True)
+class RuntimeMask:
+    """A mask computed from the inputs: ``where(hidden, -inf, 0)`` (or ``where(kept, 0, -inf)``),
+    moved by views and broadcasts to the scores it is added to."""
+
+    where: torch.fx.Node
+    condition: torch.fx.Node  # bool
+    hides_where_true: bool  # True for where(hidden, -inf, 0)
+    moves: list[torch.fx.Node]  # the views/expands/clones from the where to the add
+
+
+def runtime_mask(node: object, value: ConstantValue) -> RuntimeMask | None:
+    """``node`` (an add's mask operand) as a 0/-inf mask selected by a computed bool
+    tensor, or None. ``value`` gives the constant branches' values."""
+    moves: list[torch.fx.Node] = []
+    while _is_call(node, *_MASK_MOVES) and len(node.users) == 1:
+        moves.append(node)
+        node = node.args[0]
+    if not _is_call(node, aten.where.self) or len(node.users) != 1 or len(node.args) != 3:
+        return None
+    condition, when_true, when_false = node.args
+    if not isinstance(condition, torch.fx.Node) or condition.meta["val"].dtype != torch.bool:
+        return None
+    if value(condition) is not None:
+        return None  # a constant mask (softmax_mask's business)
+    branches = [_constant_fill(b, value) for b in (when_true, when_false)]
+    if branches == [-math.inf, 0.0]:
+        return RuntimeMask(node, condition, True, moves[::-1])
+    if branches == [0.0, -math.inf]:
+        return RuntimeMask(node, condition, False, moves[::-1])
+    return None
+
+
+def _constant_fill(node: object, value: ConstantValue) -> float | None:
+    """The one value every element of constant ``node`` holds (through a dequantize of a
+    quantized constant), or None."""
+    if isinstance(node, (int, float)):
+        return float(node)
+    if not isinstance(node, torch.fx.Node):
+        return None
+    if _is_call(node, aten.full_like.default) and len(node.args) > 1 and isinstance(node.args[1], (int, float)):
+        return float(node.args[1])
+    if is_dequantize(node) and _is_quantize(node.args[0]):
+        fill = _constant_fill(node.args[0].args[0], value)
+        return None if fill is None or not math.isfinite(fill) or fill != 0.0 else 0.0
+    tensor = value(node)
+    if tensor is None or tensor.numel() == 0:
+        return None
+    first = tensor.reshape(-1)[0]
+    return float(first) if bool((tensor == first).all()) else None
+
+
+def masked_scores(node: torch.fx.Node, value: ConstantValue) -> tuple[torch.fx.Node, RuntimeMask] | None:
+    """(the scores, their runtime mask) if softmax input ``node`` adds a runtime mask to
+    dequantized scores, else None."""
+    if not applies_a_mask(node) or len(node.args) > 2 or node.kwargs.get("alpha", 1) != 1:
+        return None
+    a, b = node.args[:2]
+    for scores, mask in ((a, b), (b, a)):
+        if is_dequantize(scores):
+            found = runtime_mask(mask, value)
+            if found is not None:
+                return scores, found
+    return None
 
 
 def softmax_mask(node: object, value: ConstantValue) -> SoftmaxMask | None:
@@ -87,6 +166,11 @@ def softmax_mask(node: object, value: ConstantValue) -> SoftmaxMask | None:
     return None
 
 
+def _is_quantize(node: object) -> bool:
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" \
+        and operator_name(node) == "quantized_decomposed::quantize_per_tensor"
+
+
 def _is_call(node: object, *targets: object) -> bool:
     return isinstance(node, torch.fx.Node) and node.op == "call_function" and node.target in targets
 
@@ -96,6 +180,15 @@ class _Guard:
     result: torch.fx.Node  # the where node
     probabilities: torch.fx.Node  # the _softmax node it guards
     nodes: list[torch.fx.Node]  # where, full_like, logical_not, any, logical_not, eq
+
+
+def softmax_guard(softmax: torch.fx.Node) -> _Guard | None:
+    """The safe-softmax guard that reads ``softmax``, or None."""
+    for user in softmax.users:
+        guard = _guard_of(user)
+        if guard is not None and guard.probabilities is softmax:
+            return guard
+    return None
 
 
 def _guard_of(where: torch.fx.Node) -> _Guard | None:

@@ -231,6 +231,41 @@ def _gather(select: bool = False) -> tuple[QGather, list[torch.Tensor]]:
     return QGather(torch.randn(40, 12), select), [ids]
 
 
+class QLengthsMask(torch.nn.Module):
+    """Mask logic from an int32 ``lengths`` input, as speech models pad a batch: every
+    comparison (Tensor and Scalar), logical operator, any/all along the frames, and where
+    choosing between an int8 tensor, zeros and earlier choices; the result in the tensor's
+    quantization. ``x``: (utterances, frames) int8, ``lengths``: (utterances,) int32."""
+
+    def calibrate(self, x: torch.Tensor, lengths: torch.Tensor) -> list[torch.Tensor]:
+        self.qparams = affine_qparams(x)
+        return [q(x, self.qparams), lengths]
+
+    def forward(self, x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        utterances, frames = x.shape
+        at = torch.arange(frames, dtype=torch.int32).expand(utterances, frames)
+        length = lengths.unsqueeze(1)
+        padding = at >= length  # ge.Tensor
+        edge = torch.logical_or(torch.eq(at, length), torch.logical_and(torch.ne(at, 2), torch.lt(at, 1)))
+        late = torch.logical_and(torch.gt(at, length), torch.le(at, frames - 2))  # gt.Tensor, le.Scalar
+        odd = torch.logical_or(torch.le(length, at), torch.logical_and(torch.lt(length, at), torch.ne(at, length)))
+        middle = torch.logical_and(torch.ge(at, 2), torch.gt(at, 0))  # ge.Scalar, gt.Scalar
+        flipped = torch.logical_not(torch.logical_or(torch.logical_and(odd, middle), torch.eq(at, 5)))
+        short = padding.any(dim=1, keepdim=True)  # utterances shorter than the frames
+        full = torch.logical_not(padding).all(dim=1, keepdim=True)
+        real = dq(x, self.qparams)
+        kept = dq(q(torch.where(padding, torch.zeros_like(real), real), self.qparams), self.qparams)
+        kept = dq(q(torch.where(torch.logical_or(edge, late), kept, real), self.qparams), self.qparams)
+        return q(torch.where(torch.logical_and(flipped, torch.logical_or(short, full)), kept, real), self.qparams)
+
+
+def _lengths_mask() -> tuple[QLengthsMask, list[torch.Tensor]]:
+    torch.manual_seed(9)
+    # Lengths from none to past the frames, both ends included (whole rows hidden and kept).
+    lengths = torch.tensor([0, 3, 8, 9, 1, 5], dtype=torch.int32)
+    return QLengthsMask(), [torch.randn(6, 8) * 2, lengths]
+
+
 def _layer_norm(shape: Sequence[int], affine: bool = True) -> tuple[QCase, list[torch.Tensor]]:
     torch.manual_seed(4)
     n = shape[-1]
@@ -292,6 +327,9 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "leaky_relu": lambda: _unary(lambda t: F.leaky_relu(t, 0.1)),
     "mm": lambda: (QCase(lambda self, a, b: torch.mm(a, b)), [torch.randn(6, 8), torch.randn(8, 5)]),
     "expand_to_own_shape": lambda: _unary(lambda t: F.relu(t.expand(1, 5, 6, 7))),
+    "expand_broadcast": lambda: _unary(lambda t: F.relu(t.expand(1, 5, 6, 7)), shape=(1, 5, 1, 7)),
+    # A quantized constant in the input's shape (how a zero fill of a mask is made): folded.
+    "full_like_added": lambda: _unary(lambda t: t + dq(q(torch.full_like(t, 0.5), (0.01, 0)), (0.01, 0))),
     "unsqueeze_squeeze": lambda: _unary(lambda t: t.unsqueeze(1).squeeze(1).squeeze(0), shape=(1, 3, 4, 5)),
     "adaptive_avg_pool": lambda: _unary(lambda t: F.adaptive_avg_pool2d(t, 2), shape=(1, 8, 6, 6)),
     "softmax": lambda: _unary(lambda t: F.softmax(t, dim=-1), shape=(2, 10)),
@@ -336,12 +374,14 @@ CASES: dict[str, Callable[[], tuple[QCase, list[torch.Tensor]]]] = {
     "layer_norm": lambda: _layer_norm((1, 6, 32)),
     "layer_norm_plain_rows": lambda: _layer_norm((4, 16), affine=False),
     "layer_norm_rank4": lambda: _layer_norm((1, 3, 4, 24)),
+    "lengths_mask": _lengths_mask,
 }
 
 # Cases only Ethos-U85 runs (Vela compiles them for U85 and not for U55/U65): lowered for
 # ethos-u85-256; the others for ethos-u55-128 (and they compile for every target).
 U85_ONLY = frozenset({
     "upsample_bilinear_3x", "upsample_bilinear_aligned_index_form", "embedding", "index_select_rows",
+    "lengths_mask",
 })
 
 

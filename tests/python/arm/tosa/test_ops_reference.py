@@ -100,6 +100,10 @@ EXPECTED: dict[str, tuple[set[str], int]] = {
     "layer_norm": ({"REDUCE_SUM", "CLZ", "MUL", "LOGICAL_LEFT_SHIFT", "RESCALE"}, 1),
     "layer_norm_plain_rows": ({"REDUCE_SUM", "CLZ", "MUL"}, 1),
     "layer_norm_rank4": ({"TRANSPOSE", "REDUCE_SUM", "CLZ", "MUL"}, 1),
+    "expand_broadcast": ({"TILE"}, 1),
+    "full_like_added": ({"ADD", "RESCALE"}, 1),
+    "lengths_mask": ({"GREATER_EQUAL", "GREATER", "EQUAL", "LOGICAL_AND", "LOGICAL_OR", "LOGICAL_NOT", "REDUCE_ANY",
+                      "SELECT"}, 0),
 }
 
 

@@ -5,7 +5,7 @@ for a 4-D tensor with a larger batch, :class:`~kiln.backends.arm.partitioner.che
 objects, unless the operator computes the same with the batch folded away, as Vela's own
 front ends do with reshapes:
 
-* softmax and log_softmax: every row is independent, so the lowering lays the rows out as
+* softmax, log_softmax and any along a dimension: every row is independent, so the lowering lays the rows out as
   one ``(1, rows, length)`` matrix (tosa/ops/softmax.py);
 * pointwise functions (a scale, a TABLE): the batch is one more elementwise dimension;
 * convolutions whose kernel is one row high with stride 1 and no padding along the height
@@ -19,7 +19,7 @@ import torch
 
 from kiln.passes.delegation import operator_name
 
-_ROW_WISE = frozenset({"aten::_softmax", "aten::_log_softmax"})
+_ROW_WISE = frozenset({"aten::_softmax", "aten::_log_softmax", "aten::any.dim"})
 
 
 def folds_batch(node: torch.fx.Node) -> bool:

@@ -24,7 +24,7 @@ from kiln.backends.arm.partitioner.op_support import U85, support_for
 from kiln.delegation.nodes import argument, shape_of
 from kiln.passes.constant_values import ConstantEvaluator
 from kiln.passes.delegation import is_dequantize, operator_name
-from kiln.passes.safe_softmax import applies_a_mask, softmax_mask
+from kiln.passes.safe_softmax import applies_a_mask, masked_scores, softmax_mask
 from kiln.targets import family_of
 
 # Vela's limits (regor's operator constraints and Vela's SUPPORTED_OPS documentation).
@@ -254,6 +254,8 @@ def _mask_objection(node: torch.fx.Node, dim: int, context: CheckContext) -> Opt
     """A mask added to a softmax's scores is applied inside the softmax when it only hides
     scores (0 or -inf) and hides no whole row (PyTorch's NaN there has no integer code)."""
     values = ConstantEvaluator(lambda n: context.constants.get(n.name) if n.op == "placeholder" else None)
+    if masked_scores(node.args[0], values.value) is not None:
+        return None  # a bool mask computed from the inputs (its where and comparisons are U85's)
     mask = softmax_mask(node.args[0], values.value)
     if mask is None:
         return f"'{node.args[0].name}' adds a computed tensor to the scores: only a constant mask is applied"

@@ -104,6 +104,11 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::ge.Scalar": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
     "aten::where.self": OperatorSupport("SELECT", U85_ONLY, "elementwise"),
     "aten::logical_not": OperatorSupport("LOGICAL_NOT", U85_ONLY, "elementwise"),
+    "aten::logical_and": OperatorSupport("LOGICAL_AND", U85_ONLY, "elementwise"),
+    "aten::logical_or": OperatorSupport("LOGICAL_OR", U85_ONLY, "elementwise"),
+    "aten::any.dim": OperatorSupport("REDUCE_ANY", U85_ONLY),
+    # A tensor of one value in its input's shape: a constant, on every Ethos-U.
+    "aten::full_like": OperatorSupport("CONST", kind="data"),
     "aten::index_select": OperatorSupport("GATHER", U85_ONLY, "data"),
     "aten::embedding": OperatorSupport("GATHER", U85_ONLY, "data"),
     "aten::gather": OperatorSupport("GATHER", U85_ONLY, "data"),

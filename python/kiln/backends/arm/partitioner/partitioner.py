@@ -171,7 +171,8 @@ class EthosUPartitioner(Partitioner):
     def _keep(
         self, partition: Partition, reasons: dict, constants: Mapping[str, torch.Tensor], constant: frozenset
     ) -> bool:
-        """A partition must compute something and exchange only int8/int16 tensors."""
+        """A partition must compute something and exchange only int8/int16 tensors (and the
+        program's int32 inputs as they are)."""
         inside = set(partition.nodes)
         problem = "" if any(_is_float_compute(n) and n not in constant for n in partition.nodes) else (
             "holds no operator to run"
@@ -180,8 +181,8 @@ class EthosUPartitioner(Partitioner):
             for source in node.all_input_nodes:
                 if source in inside or (source.op == "placeholder" and source.name in constants):
                     continue
-                if is_index_operand(node, source) and _dtype(source) == NPU_INDEX_DTYPE:
-                    continue
+                if _dtype(source) == NPU_INDEX_DTYPE and (is_index_operand(node, source) or source.op == "placeholder"):
+                    continue  # int32 indices or side inputs (lengths) cross as they are
                 if _dtype(source) not in NPU_DTYPES:
                     problem = problem or f"would take '{source.name}' as {_dtype(source)}, not int8/int16"
             if any(u not in inside for u in node.users) and _dtype(node) not in NPU_DTYPES:

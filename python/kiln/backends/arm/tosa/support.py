@@ -28,7 +28,7 @@ from kiln.backends.arm.tosa.ops import load_all
 from kiln.backends.arm.tosa.ops.activation import check_table, is_pointwise, table_region, tensor_args
 from kiln.passes.constant_values import ConstantEvaluator
 from kiln.backends.arm.tosa.ops.resize import upsample_region
-from kiln.passes.safe_softmax import applies_a_mask
+from kiln.passes.safe_softmax import applies_a_mask, masked_scores, softmax_guard
 from kiln.passes.activations import activation_range
 
 # Operators whose result is an exact rearrangement of their quantized input: the
@@ -127,6 +127,12 @@ def _table_region(node: torch.fx.Node, inside: set[torch.fx.Node], compile_spec:
     return region if region is not None and set(region.nodes) <= inside else None
 
 
+def _is_exact(node: torch.fx.Node) -> bool:
+    """True if ``node`` computes integers or bools (a mask from a ``lengths`` input)."""
+    value = node.meta.get("val")
+    return isinstance(value, torch.Tensor) and not value.dtype.is_floating_point
+
+
 def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> str | None:
     """None if the lowering can lower this quantized group, else the reason.
 
@@ -139,7 +145,14 @@ def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> s
     covered: set[torch.fx.Node] = set()
     no_leaves = ConstantEvaluator(lambda _: None)  # index arithmetic starts from creation operators
     for node in nodes:
+        runtime = masked_scores(node, no_leaves.value) if applies_a_mask(node) else None
+        if runtime is not None and {runtime[1].where, *runtime[1].moves} <= inside:
+            covered.update([runtime[1].where, *runtime[1].moves])  # a mask the softmax applies (bool)
+    for node in nodes:
         if node in covered or node.target is operator.getitem:
+            continue
+        if _is_exact(node):
+            covered.add(node)  # integer and bool values: exact, nothing to quantize
             continue
         if applies_a_mask(node) and next(iter(node.users)) in inside:
             covered.add(node)  # the softmax applies it to its scores
@@ -163,6 +176,10 @@ def group_problem(nodes: Sequence[torch.fx.Node], compile_spec: Any = None) -> s
                         "without a quantize node between them")
         if _lowering_name(node) in _DATA_MOVEMENT or node.target is operator.getitem:
             continue
+        guard = softmax_guard(node) if _lowering_name(node) == "lower_softmax" else None
+        if guard is not None and set(guard.nodes) <= inside:
+            covered.update(guard.nodes)  # lowered with the softmax (its result is the softmax's)
+            node = guard.result
         chain, problem = _fused_chain(node, inside)
         if problem is not None:
             if _lowering_name(node) == "lower_cat":

@@ -49,7 +49,7 @@ def register(*targets: Any, check: Check = _always) -> Callable[[Lower], Lower]:
 
 
 _FAMILIES = ("conv", "linear", "elementwise", "activation", "pooling", "reshape", "concat", "pad",
-             "resize", "softmax", "layer_norm", "reduce", "transpose_conv", "slicing", "gather")
+             "resize", "softmax", "layer_norm", "reduce", "transpose_conv", "slicing", "gather", "logical")
 
 
 def load_all() -> dict[Any, OpLowering]:

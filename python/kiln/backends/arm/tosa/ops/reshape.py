@@ -162,18 +162,35 @@ def lower_identity(ctx: LoweringContext, node: torch.fx.Node) -> None:
 
 def check_expand(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
     source, result = node.args[0].meta["val"].shape, node.meta["val"].shape
-    if tuple(source) != tuple(result):
-        return f"expand from {list(source)} to {list(result)} (a broadcast copy) is not lowered"
+    if len(result) > 4 and tuple(source) != tuple(result):
+        return f"expand from {list(source)} to {list(result)} (a broadcast copy of rank above 4) is not lowered"
     return None
 
 
 @register(aten.expand.default, aten.expand_copy.default, check=check_expand)
 def lower_expand(ctx: LoweringContext, node: torch.fx.Node) -> None:
-    """An expand to the tensor's own shape (matmul decompositions emit it) is a no-op."""
+    """An expand to the tensor's own shape (matmul decompositions emit it) is a no-op; a
+    broadcast is a TILE of the size-1 axes (a constant is broadcast at compile time)."""
     reason = check_expand(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
-    ctx.bind(node, ctx.value(node.args[0], node))
+    value = ctx.value(node.args[0], node)
+    shape = ctx.shape_of(node)
+    if tuple(value.shape) == shape:
+        ctx.bind(node, value)
+        return
+    if isinstance(value, ConstTensor):
+        axis = None if value.axis is None else value.axis + len(shape) - value.data.ndim
+        ctx.bind(node, ConstTensor(np.ascontiguousarray(np.broadcast_to(value.data, shape)), value.scales,
+                                   value.zero_points, axis))
+        return
+    stem = ctx.stem(node)
+    value = relayout(ctx, value, (1,) * (len(shape) - value.rank) + tuple(value.shape), f"{stem}_rank")
+    multiples = permute_shape([s // d for s, d in zip(shape, value.shape)], canonical_perm(len(shape)))
+    tosa_shape = permute_shape(shape, canonical_perm(len(shape)))
+    tiled = ctx.builder.op(ts.Op.TILE, [value.name, ctx.builder.shape_const(list(multiples), f"{stem}_multiples")],
+                           tosa_shape, value.dtype, None, stem)
+    ctx.bind(node, value.renamed(tiled, shape))
 
 
 def lower_getitem(ctx: LoweringContext, node: torch.fx.Node) -> None:

@@ -34,6 +34,14 @@ smallest code before the row maximum, and their exponentials are multiplied by 0
 the sum, so that each row is the softmax of its kept scores exactly as PyTorch computes it
 (the -inf itself has no integer code and never exists on the NPU). A masked softmax keeps
 its rows' own shape (the mask broadcasts over size-1 axes there); log_softmax takes no mask.
+
+A mask computed from the inputs (``where(hidden, -inf, 0)`` of a padding mask from a
+``lengths`` input, Ethos-U85) arrives as the BOOL tensor ``hidden`` (logical.py): it is
+broadcast to the scores (TILE) and applied the same way with SELECTs, and the rows fold
+into one matrix as without a mask. A row it hides entirely has no kept score: its
+exponentials are all 0 and so is its every probability, which is what the safe-softmax
+guard reading such a softmax (``where(all hidden, 0, softmax)``) gives; the guard is
+lowered with the softmax, its result the softmax's.
 """
 
 from __future__ import annotations
@@ -52,9 +60,9 @@ from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.fixed_point import NORMALISED_BITS, RECIPROCAL_BITS, FixedPoint, Int32
 from kiln.backends.arm.tosa.ops.rescale import emit_rescale, quantize_scale
-from kiln.backends.arm.tosa.ops.reshape import transpose
-from kiln.backends.arm.tosa.values import canonical_perm, inverse, permute_shape
-from kiln.passes.safe_softmax import SoftmaxMask, applies_a_mask, softmax_mask
+from kiln.backends.arm.tosa.ops.reshape import relayout, transpose
+from kiln.backends.arm.tosa.values import QTensor, canonical_perm, inverse, permute_shape
+from kiln.passes.safe_softmax import SoftmaxMask, applies_a_mask, masked_scores, softmax_guard, softmax_mask
 
 aten = torch.ops.aten
 
@@ -123,13 +131,22 @@ def lower_softmax(ctx: LoweringContext, node: torch.fx.Node) -> None:
     reason = check_softmax(node, ctx.compile_spec)
     if reason is not None:
         raise ctx.fail(node, reason)
-    scores, mask = softmax_scores(node, ctx.constants.value)
+    runtime = masked_scores(node.args[0], ctx.constants.value)
+    if runtime is not None:
+        scores, mask = runtime[0], None
+    else:
+        scores, mask = softmax_scores(node, ctx.constants.value)
     if mask is not None and not mask.only_hides:
         raise ctx.fail(node, "the mask added to its input holds values other than 0 and -inf")
     x = ctx.qtensor(scores, node)
     if x.dtype != ts.DType.INT8:
         raise ctx.fail(node, "softmax is lowered for int8 inputs only")
-    out = ctx.output_quant(node)
+    guard = softmax_guard(node)
+    if guard is not None and runtime is None:
+        raise ctx.fail(node, "a safe-softmax guard is lowered only with a mask computed from the inputs")
+    out = ctx.output_quant(node if guard is None else guard.result)
+    if guard is not None:
+        ctx.consumed.update(guard.nodes)
     stem = ctx.stem(node)
     # The rows run along the TOSA tensor's last axis: that is where REDUCE_SUM of int32 is
     # native on every Ethos-U (Vela moves other axes with 32-bit transposes).
@@ -146,11 +163,37 @@ def lower_softmax(ctx: LoweringContext, node: torch.fx.Node) -> None:
     else:
         matrix = (1, math.prod(rows_shape[:-1]), rows_shape[-1])
         rows = ctx.reshape(rows, matrix, x.dtype, f"{stem}_matrix")
-        emit = emit_log_softmax_rows if node.target == aten._log_softmax.default else emit_softmax_rows
-        result = emit(ctx.builder, rows, matrix, x.scale, x.zero_point, out.scale, out.zero_point, out.dtype, stem)
+        if runtime is not None:
+            if node.target == aten._log_softmax.default:
+                raise ctx.fail(node, "log_softmax of masked scores is not lowered (only softmax applies a mask)")
+            hidden = _hidden_matrix(ctx, node, x.rank, to_last, rows_shape, matrix, stem)
+            result = emit_softmax_rows(ctx.builder, rows, matrix, x.scale, x.zero_point, out.scale,
+                                       out.zero_point, out.dtype, stem, hidden=hidden)
+        else:
+            emit = emit_log_softmax_rows if node.target == aten._log_softmax.default else emit_softmax_rows
+            result = emit(ctx.builder, rows, matrix, x.scale, x.zero_point, out.scale, out.zero_point, out.dtype,
+                          stem)
         result = ctx.reshape(result, rows_shape, out.dtype, f"{stem}_unmatrix")
     result = transpose(ctx, result, rows_shape, inverse(to_last), out.dtype, f"{stem}_back")
     ctx.finish(node, out, result, x.tosa_shape, out.dtype, out.scale, out.zero_point)
+
+
+def _hidden_matrix(ctx: LoweringContext, node: torch.fx.Node, rank: int, to_last: tuple[int, ...],
+                   rows_shape: tuple[int, ...], matrix: tuple[int, ...], stem: str) -> str:
+    """The runtime mask (BOOL, True where a score is hidden) of softmax ``node``'s masked
+    scores, broadcast to the rows and laid out as their ``matrix``."""
+    add = node.args[0]
+    mask_arg = next(a for a in add.args[:2] if isinstance(a, torch.fx.Node) and a in ctx.values
+                    and isinstance(ctx.values[a], QTensor) and ctx.values[a].dtype == ts.DType.BOOL)
+    hidden = relayout(ctx, ctx.values[mask_arg], (1,) * (rank - len(mask_arg.meta["val"].shape))
+                      + tuple(int(d) for d in mask_arg.meta["val"].shape), f"{stem}_hidden_rank")
+    hidden_rows = transpose(ctx, hidden.name, hidden.tosa_shape, to_last, ts.DType.BOOL, f"{stem}_hidden_rows")
+    hidden_shape = permute_shape(hidden.tosa_shape, to_last)
+    multiples = [r // h for r, h in zip(rows_shape, hidden_shape)]
+    if any(m != 1 for m in multiples):
+        hidden_rows = ctx.builder.op(ts.Op.TILE, [hidden_rows, ctx.builder.shape_const(multiples, f"{stem}_tile")],
+                                     rows_shape, ts.DType.BOOL, None, f"{stem}_hidden_tiled")
+    return ctx.reshape(hidden_rows, matrix, ts.DType.BOOL, f"{stem}_hidden_matrix")
 
 
 @dataclass(frozen=True)
@@ -163,13 +206,17 @@ class RowExponentials:
 
 
 def emit_row_exponentials(builder: TosaBuilder, fp: FixedPoint, x: str, shape: tuple[int, ...], scale: float,
-                          zero_point: int, stem: str, keep: np.ndarray | None = None) -> RowExponentials:
+                          zero_point: int, stem: str, keep: np.ndarray | None = None,
+                          hidden: str | None = None) -> RowExponentials:
     """Steps 1-2; only over the elements where ``keep`` (bool, broadcastable to ``shape``) is
-    True if given."""
+    True if given, or where the BOOL tensor ``hidden`` (of ``shape``) is False if given."""
     axis = len(shape) - 1
     row_shape = (*shape[:-1], 1)
     if keep is not None:
         x = _lowest_where_hidden(builder, fp, x, shape, keep, stem)
+    if hidden is not None:  # hidden scores at the lowest code: the row maximum is the kept scores'
+        lowest = builder.const(np.full((1,) * len(shape), -128, np.int8), f"{stem}_lowest")
+        x = builder.op(ts.Op.SELECT, [hidden, lowest, x], shape, ts.DType.INT8, None, f"{stem}_masked")
 
     # 1. x - max + 127 as an int8 code.
     row_max = builder.op(ts.Op.REDUCE_MAX, [x], row_shape, ts.DType.INT8,
@@ -188,6 +235,15 @@ def emit_row_exponentials(builder: TosaBuilder, fp: FixedPoint, x: str, shape: t
     if keep is not None:  # hidden scores weigh nothing
         kept = Int32(builder.const(keep.astype(np.int32), f"{stem}_keep"), keep.shape)
         exponential = fp.mul(exponential, kept, 0, "exp_kept")
+    if hidden is not None:
+        zero = builder.const(np.zeros((1,) * len(shape), np.int32), f"{stem}_zero")
+        exponential = Int32(builder.op(ts.Op.SELECT, [hidden, zero, exponential.name], shape, ts.DType.INT32, None,
+                                       f"{stem}_exp_kept"), shape)
+        # A row with a kept score sums to at least 32767 (its maximum's own exponential); one
+        # hidden entirely sums to 0, and 32767 instead keeps step 3 in range (0 / S = 0).
+        floor = fp.constant((1 << EXP_BITS) - 1, len(shape), "sum_floor")
+        total = fp.maximum(fp.reduce_sum(exponential, axis, "sum"), floor, "sum_min")
+        return RowExponentials(difference, exponential, total)
     return RowExponentials(difference, exponential, fp.reduce_sum(exponential, axis, "sum"))
 
 
@@ -207,11 +263,12 @@ def _table16(builder: TosaBuilder, fp: FixedPoint, code: str, shape: tuple[int, 
 
 def emit_softmax_rows(builder: TosaBuilder, x: str, shape: tuple[int, ...], scale: float, zero_point: int,
                       out_scale: float, out_zero_point: int, out_dtype: ts.DType, stem: str,
-                      keep: np.ndarray | None = None) -> str:
+                      keep: np.ndarray | None = None, hidden: str | None = None) -> str:
     """Softmax along the last axis of int8 tensor ``x``, quantized to the output's parameters;
-    only over the elements where ``keep`` (bool, broadcastable to ``shape``) is True if given."""
+    only over the elements where ``keep`` (bool, broadcastable to ``shape``) is True if given,
+    or where the BOOL tensor ``hidden`` is False."""
     fp = FixedPoint(builder, stem)
-    rows = emit_row_exponentials(builder, fp, x, shape, scale, zero_point, stem, keep)
+    rows = emit_row_exponentials(builder, fp, x, shape, scale, zero_point, stem, keep, hidden)
 
     # 3. E / S in Q23. With S << k normalised and R = 2**60 / (S << k), E * R >> 15 (E < 2**15,
     # R <= 2**30: it fits int32) is E / S * 2**(45 - k); shifting right by 22 - k leaves Q23.
