@@ -35,6 +35,7 @@
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/executor/file_data_loader.h"
+#include "runtime/executor/event_tracer_pair.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/host/method_memory.h"
@@ -425,10 +426,11 @@ int run(const Options& options, LogCapture& capture) {
   if (error != Error::Ok) return fail(error);
 
   OperatorProfile profile;
-  if (options.profile) method->set_instruction_observer(&profile);
   Result<std::unique_ptr<EtdumpOutput>> etdump = EtdumpOutput::create(options);
   if (!etdump.ok()) return fail(etdump.error());
-  if (*etdump) method->set_event_tracer(&(*etdump)->writer());
+  // The method's one tracing hook takes the profiler and the ETDump writer together.
+  EventTracerPair tracers(options.profile ? &profile : nullptr, *etdump ? &(*etdump)->writer() : nullptr);
+  if (options.profile || *etdump) method->set_event_tracer(&tracers);
   std::vector<double> execute_ms;
   execute_ms.reserve(options.iterations);
   for (uint64_t i = 0; i < options.iterations; ++i) {
@@ -442,7 +444,6 @@ int run(const Options& options, LogCapture& capture) {
     execute_ms.push_back(ms_since(start));
     if (error != Error::Ok) return fail(error);
   }
-  method->set_instruction_observer(nullptr);
   method->set_event_tracer(nullptr);
 
   std::printf("outputs:\n");

@@ -31,6 +31,7 @@
 #include "runtime/bundled_program/bundled_program.h"
 #include "runtime/etdump/etdump_writer.h"
 #include "runtime/executor/buffer_data_loader.h"
+#include "runtime/executor/event_tracer_pair.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
@@ -249,15 +250,17 @@ int run() {
   board_set_activity("setting inputs");
   RUNNER_TRY(set_inputs(*method, *meta, inputs), "setting the inputs");
 
+  // The method's one tracing hook takes the timing table and the ETDump writer together.
   OperatorTiming timing(*meta);
-  method->set_instruction_observer(&timing);
+  EventTracerPair tracers(&timing, etdump);
+  method->set_event_tracer(&tracers);
   board_printf("I [runner] running '%s'\n", meta->name());
   timing.start();
   start = board_ticks();
   const Error executed = method->execute();
   const uint64_t execute_ticks = board_ticks() - start;
   timing.stop();
-  method->set_instruction_observer(nullptr);
+  method->set_event_tracer(etdump);
   if (etdump != nullptr) save_etdump(*etdump);
   if (executed != Error::Ok) return fail(executed, "executing the method");
   board_printf("I [runner] inference: %llu ticks, ~%llu instructions (-icount shift=0)\n",
