@@ -29,9 +29,8 @@
 #include <system_error>
 #include <vector>
 
-#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "runtime/npy/dim_order_copy.h"
-#include "kernels/portable/register_portable_kernels.h"
+#include "kernels/register_cpu_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/executor/file_data_loader.h"
@@ -500,8 +499,7 @@ int main(int argc, char** argv) {
   capture.verbose = options.verbose;
   set_log_sink(&host::capture_log, &capture);
 
-  Error registered = register_portable_kernels();
-  if (registered == Error::Ok) registered = register_cortex_m_kernels();
+  const Error registered = register_cpu_kernels();
   if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
 #ifdef KILN_RUN_ETHOS_U
   // Delegated Ethos-U programs run on the host: the register-level driver on the virtual

@@ -21,9 +21,8 @@
 #include "examples/arm/executor_runner/operator_timing.h"
 #include "examples/arm/executor_runner/output_report.h"
 #include "examples/arm/platform/board.h"
-#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "runtime/npy/dim_order_copy.h"
-#include "kernels/portable/register_portable_kernels.h"
+#include "kernels/register_cpu_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/hierarchical_allocator.h"
 #include "runtime/core/memory_allocator.h"
@@ -136,8 +135,7 @@ void save_etdump(EtdumpWriter& writer) {
 int run() {
   const FirmwarePools& pools = firmware_pools();
   board_printf("I [runner] Kiln executor runner, firmware '%s'\n", kiln_embedded_firmware_name);
-  RUNNER_TRY(register_portable_kernels(), "registering the portable kernels");
-  RUNNER_TRY(register_cortex_m_kernels(), "registering the Cortex-M kernels");
+  RUNNER_TRY(register_cpu_kernels(), "registering the CPU kernels");
   RUNNER_TRY(register_firmware_backends(), "registering the backends");
 
   const KilnEmbeddedFile& embedded = kiln_embedded_program;
