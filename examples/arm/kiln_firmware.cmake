@@ -30,8 +30,8 @@
 # a program that needs an operator or dtype no kernel library provides fails the build
 # (the configure, if the .pte exists then), naming the operator, the dtype and the
 # program. Otherwise `kiln_kernels_selected` (the global KILN_SELECT_OPS_* selection) if
-# it exists, else every portable kernel. Exactly one of them: each defines
-# kiln::register_portable_kernels(), which the runner calls.
+# it exists, else every portable and Cortex-M kernel (kiln::kernels_cpu). Exactly one of
+# them: each defines kiln::register_cpu_kernels(), which the runner calls.
 #
 # The files are embedded with the assembler's .incbin: no tool beyond CMake and the
 # cross compiler, and a changed file re-assembles only this firmware. The firmware's
@@ -120,8 +120,8 @@ kiln_embedded_firmware_name:
   set_source_files_properties("${_asm}" PROPERTIES
     OBJECT_DEPENDS "${FW_PTE};${FW_INPUTS};${FW_EXPECTED_OUTPUTS}")
 
-  # The kernels: libraries defining kiln::register_portable_kernels() and
-  # kiln::register_cortex_m_kernels() (a selection layers both tables into one).
+  # The kernels: a library defining kiln::register_cpu_kernels() (every portable and
+  # Cortex-M kernel, or a selection layering both tables into one).
   if(FW_SELECTIVE)
     set(_kernels ${FW_NAME}_kernels)
     set(_dtypes "")
@@ -133,12 +133,12 @@ kiln_embedded_firmware_name:
       # The program is built: select (and check) when it is, never from a stale copy.
       set(_made_by DEPENDS ${FW_DEPENDS})
     endif()
-    kiln_selective_kernels(${_kernels} NAME portable OPS_FROM_PROGRAM "${FW_PTE}" ${_dtypes} ${_made_by}
+    kiln_selective_kernels(${_kernels} NAME cpu OPS_FROM_PROGRAM "${FW_PTE}" ${_dtypes} ${_made_by}
                            LIBRARIES cortex_m portable)
   elseif(TARGET kiln_kernels_selected)
     set(_kernels kiln_kernels_selected)
   else()
-    set(_kernels kiln::kernels_portable kiln::kernels_cortex_m)
+    set(_kernels kiln::kernels_cpu)
   endif()
 
   # Does the program fit the board? Checked when the build runs (the memory header may be

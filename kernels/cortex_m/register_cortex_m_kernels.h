@@ -5,11 +5,10 @@
 
 namespace kiln {
 
-/// Registers every cortex_m:: kernel, in the flavour this build was compiled for. Link
-/// kiln::kernels_cortex_m. A selective build (KILN_SELECT_OPS_*, or a firmware with
-/// SELECTIVE) layers the cortex_m and portable tables into one generated library whose
-/// register_portable_kernels() registers the selected kernels of both; its
-/// register_cortex_m_kernels() then has nothing left to register and returns Ok.
+/// Registers every cortex_m:: kernel (and no portable one), in the flavour this build was
+/// compiled for. Link kiln::kernels_cortex_m. Runners register both CPU libraries with
+/// register_cpu_kernels() (kernels/register_cpu_kernels.h), which a selective build
+/// replaces with the selected kernels of both.
 Error register_cortex_m_kernels();
 
 }  // namespace kiln

@@ -10,9 +10,10 @@ namespace kiln {
 /// RegistrationAlreadyRegistered.
 ///
 /// Generated at build time from op_table.yaml (tools/codegen/gen_registration.py) into
-/// kiln::kernels_portable. A selective build (KILN_SELECT_OPS_*) links runners with
-/// kiln::kernels_selected instead, whose generated register_portable_kernels() registers
-/// only the selected kernels (tools/cmake/KilnSelectiveBuild.cmake).
+/// kiln::kernels_portable; it registers no Cortex-M kernel. Runners register both CPU
+/// libraries with register_cpu_kernels() (kernels/register_cpu_kernels.h), which a
+/// selective build (KILN_SELECT_OPS_*) replaces with the selected kernels of both
+/// (tools/cmake/KilnSelectiveBuild.cmake).
 Error register_portable_kernels();
 
 }  // namespace kiln

@@ -10,7 +10,10 @@
 
 namespace kiln {
 
-enum class Error : uint32_t {
+/// [[nodiscard]]: a function that returns an Error must have it looked at; a call that
+/// ignores one does not compile warning-free (cast to void, with a comment saying why, where
+/// ignoring it is right).
+enum class [[nodiscard]] Error : uint32_t {
   // 0x00-0x0f: status
   /// Success.
   Ok = 0x00,

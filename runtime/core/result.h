@@ -9,14 +9,16 @@
 namespace kiln {
 namespace internal {
 
-/// Logs "value of a failed Result (<error>)" at Fatal level and aborts: reading the value
-/// of a Result that holds an error is a bug in the caller, caught in debug builds.
+/// Logs "Result::get() on a failed Result (<error>)" at Fatal level and calls the PAL's
+/// abort: reading the value of a Result that holds an error is a bug in the caller, caught
+/// in every build type (as ExecuTorch does), since the value's memory holds nothing.
 [[noreturn]] void result_value_of_error(Error error);
 
 }  // namespace internal
 
+/// [[nodiscard]]: like Error, a Result must be looked at (ok(), error(), or its value).
 template <typename T>
-class Result final {
+class [[nodiscard]] Result final {
  public:
   /// A successful result holding `value`.
   Result(T value) : has_value_(true) { new (&value_) T(std::move(value)); }  // NOLINT(implicit)
@@ -37,8 +39,8 @@ class Result final {
   /// Error::Ok when a value is present.
   Error error() const { return has_value_ ? Error::Ok : error_; }
 
-  /// The value. Only valid when ok(): debug builds (no NDEBUG) abort with a Fatal log
-  /// line naming the error otherwise; release builds do not check.
+  /// The value. Only valid when ok(): otherwise every build (release included) logs a
+  /// Fatal line naming the error and aborts through the PAL (kiln_pal_abort).
   T& get() {
     check_has_value();
     return value_;
@@ -54,9 +56,7 @@ class Result final {
 
  private:
   void check_has_value() const {
-#ifndef NDEBUG
-    if (!has_value_) internal::result_value_of_error(error_);
-#endif
+    if (__builtin_expect(!has_value_, 0)) internal::result_value_of_error(error_);
   }
 
   union {

@@ -1,13 +1,13 @@
 // Method execution and input/output handling. Init is in method_init.cpp.
 #include "runtime/executor/method.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
 #include "kiln_schema/program_generated.h"
 #include "runtime/executor/method_layout.h"
 #include "runtime/platform/log.h"
-#include "runtime/platform/platform.h"
 
 namespace kiln {
 namespace {
@@ -95,7 +95,6 @@ Method::Method(Method&& other) noexcept
       input_is_read_(other.input_is_read_),
       num_inputs_(other.num_inputs_),
       num_outputs_(other.num_outputs_),
-      observer_(other.observer_),
       event_tracer_(other.event_tracer_),
       initialized_(other.initialized_) {
   // The moved-from Method owns nothing: it must not destroy the delegates.
@@ -323,7 +322,7 @@ Error Method::execute_instruction(size_t pc, size_t* next_pc) {
     case PreparedInstruction::Kind::JumpFalse: {
       const EValue& condition = values_[instruction.a];
       if (!condition.is_bool()) {
-        KILN_LOG(Error, "instruction %zu: jump condition (value %u) is a %s, not a Bool", pc,
+        KILN_LOG(Error, "instruction %zu: jump condition (value %" PRIu32 ") is a %s, not a Bool", pc,
                  instruction.a, tag_name(condition.tag()));
         return Error::InvalidProgram;
       }
@@ -367,12 +366,7 @@ Error Method::run_instructions() {
     }
     size_t next_pc = pc + 1;
     if (event_tracer_ != nullptr) event_tracer_->begin_instruction(0, static_cast<uint32_t>(pc), instructions_[pc].name);
-    const uint64_t start = observer_ != nullptr ? kiln_pal_current_ticks() : 0;
-    const Error error = execute_instruction(pc, &next_pc);
-    if (observer_ != nullptr) {
-      observer_->on_instruction_end(pc, instructions_[pc].name, start, kiln_pal_current_ticks());
-    }
-    KILN_TRY(error);
+    KILN_TRY(execute_instruction(pc, &next_pc));
     pc = next_pc;
   }
   return Error::Ok;

@@ -26,18 +26,6 @@ namespace kiln {
 
 class Program;
 
-/// Receives the timing of every executed instruction (profiling). Optional: when no
-/// observer is set, execute reads no clock.
-class InstructionObserver {
- public:
-  virtual ~InstructionObserver() = default;
-  /// `op_name` is the operator ("aten::add.out"), the backend id for a delegate call,
-  /// or the instruction kind ("MoveCall", "JumpFalseCall", "FreeCall"). Ticks come from
-  /// kiln_pal_current_ticks(); convert with kiln::ticks_to_ns().
-  virtual void on_instruction_end(size_t index, const char* op_name, uint64_t start_ticks,
-                                  uint64_t end_ticks) = 0;
-};
-
 /// One initialized delegate of a method (see Method::get_delegate).
 struct DelegateInfo {
   /// The backend id the program names, e.g. "EthosUBackend".
@@ -97,12 +85,10 @@ class Method final {
   /// statistics; InvalidArgument (logged) for a bad `i`.
   Result<DelegateInfo> get_delegate(size_t i) const;
 
-  /// Receives per-instruction timing from now on; nullptr stops it.
-  void set_instruction_observer(InstructionObserver* observer) { observer_ = observer; }
-
-  /// Receives the events of every execute from now on (event_tracer.h: instructions,
-  /// kernel scratch, delegate operations, intermediate values); nullptr stops it. The
-  /// tracer must outlive its use.
+  /// The method's one tracing hook: receives the events of every execute from now on
+  /// (event_tracer.h: instructions, kernel scratch, delegate operations, intermediate
+  /// values) — ETDump recording, per-operator profiling, per-layer numerics; nullptr
+  /// stops it. Two at once: EventTracerPair. The tracer must outlive its use.
   void set_event_tracer(EventTracer* tracer) { event_tracer_ = tracer; }
   EventTracer* event_tracer() const { return event_tracer_; }
 
@@ -149,7 +135,6 @@ class Method final {
   bool* input_is_read_ = nullptr;
   size_t num_inputs_ = 0;
   size_t num_outputs_ = 0;
-  InstructionObserver* observer_ = nullptr;
   EventTracer* event_tracer_ = nullptr;
   bool initialized_ = false;
 };

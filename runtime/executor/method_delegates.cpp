@@ -1,5 +1,7 @@
 // Method init, the delegates: each one's backend found and available, its blob and
 // compile specs handed to the backend's init.
+#include <cinttypes>
+
 #include "kiln_schema/program_generated.h"
 #include "runtime/backend/backend_interface.h"
 #include "runtime/executor/flatbuffer_vectors.h"
@@ -38,7 +40,7 @@ Result<Span<const uint8_t>> delegate_blob(const Program& program,
   if (processed->location() == kiln_pte::DataLocation::INLINE) {
     const auto* inline_data = program.flatbuffer()->backend_delegate_data();
     if (processed->index() >= length(inline_data)) {
-      KILN_LOG(Error, "delegate %zu uses inline data %u; the program has %zu", index,
+      KILN_LOG(Error, "delegate %zu uses inline data %" PRIu32 "; the program has %zu", index,
                processed->index(), length(inline_data));
       return Error::ProgramIndexOutOfRange;
     }

@@ -2,6 +2,7 @@
 // counts, the value table (method_values.cpp), the instructions
 // (method_instructions.cpp) and the delegates (method_delegates.cpp) — checking every
 // index the program holds.
+#include <cinttypes>
 #include <cstring>
 #include <new>
 
@@ -87,7 +88,7 @@ Error Method::init() {
     return Error::OperatorMissing;
   }
   if (length(plan_->chains()) > 1) {
-    KILN_LOG(Info, "method %s has %u chains; only chain 0 runs", method_meta().name(),
+    KILN_LOG(Info, "method %s has %" PRIu32 " chains; only chain 0 runs", method_meta().name(),
              plan_->chains()->size());
   }
   instructions_ = instructions;

@@ -37,7 +37,7 @@ struct PreparedInstruction {
   OpFunction function;
   /// The kernel's or delegate's arguments.
   Span<EValue*> args;
-  /// Operator name, backend id or instruction kind, for logs and observers.
+  /// Operator name, backend id or instruction kind, for logs and event tracers.
   const char* name;
 };
 

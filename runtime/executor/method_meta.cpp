@@ -1,5 +1,6 @@
 #include "runtime/executor/method_meta.h"
 
+#include <cinttypes>
 #include <cstdint>
 #include <cstring>
 
@@ -25,7 +26,7 @@ Result<size_t> io_value_index(const kiln_pte::ExecutionPlan& plan,
   }
   const int32_t index = io->Get(static_cast<flatbuffers::uoffset_t>(i));
   if (index < 0 || static_cast<size_t>(index) >= length(plan.values())) {
-    KILN_LOG(Error, "%s %zu is value %d; the method has %zu values", what, i, index,
+    KILN_LOG(Error, "%s %zu is value %" PRId32 "; the method has %zu values", what, i, index,
              length(plan.values()));
     return Error::ProgramIndexOutOfRange;
   }

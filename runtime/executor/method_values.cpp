@@ -1,6 +1,8 @@
 // Method init, the value table: scalars, strings, tensors (placed in constants or the
 // planned buffers) and lists, every index checked.
 #include <cstring>
+
+#include <cinttypes>
 #include <new>
 
 #include "kiln_schema/program_generated.h"
@@ -64,7 +66,7 @@ Error load_initial_state(InitState& s, const kiln_pte::Tensor& tensor, void* pla
                          size_t nbytes, size_t value_index) {
   Result<const void*> initial = s.program->mutable_data(tensor.data_buffer_idx(), nbytes);
   if (!initial.ok()) {
-    KILN_LOG(Error, "value %zu: the %zu bytes of initial state %u are not usable", value_index,
+    KILN_LOG(Error, "value %zu: the %zu bytes of initial state %" PRIu32 " are not usable", value_index,
              nbytes, tensor.data_buffer_idx());
     return initial.error();
   }
@@ -81,7 +83,7 @@ Result<void*> tensor_data(InitState& s, const kiln_pte::Tensor& tensor, size_t n
     if (tensor.data_buffer_idx() == 0) return static_cast<void*>(nullptr);
     Result<const void*> constant = s.program->constant_data(tensor.data_buffer_idx(), nbytes);
     if (!constant.ok()) {
-      KILN_LOG(Error, "value %zu: constant data %u is not usable", value_index,
+      KILN_LOG(Error, "value %zu: constant data %" PRIu32 " is not usable", value_index,
                tensor.data_buffer_idx());
       return constant.error();
     }
@@ -92,7 +94,7 @@ Result<void*> tensor_data(InitState& s, const kiln_pte::Tensor& tensor, size_t n
   const size_t num_buffers = length(sizes) > 0 ? length(sizes) - 1 : 0;
   const uint32_t memory_id = allocation->memory_id();
   if (memory_id == 0 || memory_id > num_buffers) {
-    KILN_LOG(Error, "value %zu: memory id %u; the method has planned buffers 1..%zu", value_index,
+    KILN_LOG(Error, "value %zu: memory id %" PRIu32 "; the method has planned buffers 1..%zu", value_index,
              memory_id, num_buffers);
     return Error::ProgramIndexOutOfRange;
   }
@@ -100,7 +102,7 @@ Result<void*> tensor_data(InitState& s, const kiln_pte::Tensor& tensor, size_t n
                           static_cast<uint64_t>(allocation->memory_offset_high()) << 32;
   const uint64_t buffer_size = static_cast<uint64_t>(sizes->Get(memory_id));
   if (offset > buffer_size || nbytes > buffer_size - offset) {
-    KILN_LOG(Error, "value %zu: bytes [%llu, +%zu) lie outside planned buffer %u (%llu bytes)",
+    KILN_LOG(Error, "value %zu: bytes [%llu, +%zu) lie outside planned buffer %" PRIu32 " (%llu bytes)",
              value_index, static_cast<unsigned long long>(offset), nbytes, memory_id - 1,
              static_cast<unsigned long long>(buffer_size));
     return Error::InvalidProgram;

@@ -1,5 +1,6 @@
 #include "runtime/executor/program.h"
 
+#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 
@@ -56,12 +57,12 @@ Result<FileLayout> parse_header(Span<const uint8_t> prefix, size_t file_size) {
   }
   const uint32_t length = read_u32(prefix.data() + kIdentifierEnd + 4);
   if (length < kMinHeaderLength) {
-    KILN_LOG(Error, "extended header length %u is below the minimum %u", length, kMinHeaderLength);
+    KILN_LOG(Error, "extended header length %" PRIu32 " is below the minimum %" PRIu32 "", length, kMinHeaderLength);
     return Error::ProgramBadHeader;
   }
   if (prefix.size() < kIdentifierEnd + kMinHeaderLength ||
       (length >= kHeaderLengthWithDataSize && prefix.size() < kPrefixSize)) {
-    KILN_LOG(Error, "program is %zu bytes; its extended header needs %u after byte %zu",
+    KILN_LOG(Error, "program is %zu bytes; its extended header needs %" PRIu32 " after byte %zu",
              file_size, length, kIdentifierEnd);
     return Error::ProgramTruncated;
   }
@@ -114,7 +115,7 @@ Error check_wide_vectors(const kiln_pte::Program& program) {
   const auto* mutable_segments = program.mutable_data_segments();
   for (flatbuffers::uoffset_t i = 0; mutable_segments != nullptr && i < mutable_segments->size(); ++i) {
     if (!elements_aligned(mutable_segments->Get(i)->offsets())) {
-      KILN_LOG(Error, "mutable data segment %u: offsets are not 8-byte aligned", i);
+      KILN_LOG(Error, "mutable data segment %" PRIu32 ": offsets are not 8-byte aligned", i);
       return Error::InvalidProgram;
     }
   }
@@ -122,7 +123,7 @@ Error check_wide_vectors(const kiln_pte::Program& program) {
   for (flatbuffers::uoffset_t p = 0; plans != nullptr && p < plans->size(); ++p) {
     const kiln_pte::ExecutionPlan* plan = plans->Get(p);
     if (!elements_aligned(plan->non_const_buffer_sizes())) {
-      KILN_LOG(Error, "method %u: planned buffer sizes are not 8-byte aligned", p);
+      KILN_LOG(Error, "method %" PRIu32 ": planned buffer sizes are not 8-byte aligned", p);
       return Error::InvalidProgram;
     }
     const auto* values = plan->values();
@@ -132,7 +133,7 @@ Error check_wide_vectors(const kiln_pte::Program& program) {
       const auto* doubles = value->val_as_DoubleList();
       if ((ints != nullptr && !elements_aligned(ints->items())) ||
           (doubles != nullptr && !elements_aligned(doubles->items()))) {
-        KILN_LOG(Error, "method %u, value %u: list items are not 8-byte aligned", p, i);
+        KILN_LOG(Error, "method %" PRIu32 ", value %" PRIu32 ": list items are not 8-byte aligned", p, i);
         return Error::InvalidProgram;
       }
     }
@@ -153,7 +154,7 @@ Error check_subsegment_offsets(const kiln_pte::SubsegmentOffsets& table, Span<co
   const auto* offsets = table.offsets();
   for (flatbuffers::uoffset_t i = 0; offsets != nullptr && i < offsets->size(); ++i) {
     if (offsets->Get(i) > segment.size()) {
-      KILN_LOG(Error, "%s %u starts at %llu, past the %zu-byte segment", what, i,
+      KILN_LOG(Error, "%s %" PRIu32 " starts at %llu, past the %zu-byte segment", what, i,
                static_cast<unsigned long long>(offsets->Get(i)), segment.size());
       return Error::ProgramSegmentOutOfBounds;
     }
@@ -248,7 +249,7 @@ Result<Program> Program::load(DataLoader* loader, Verification verification) {
   if (constants != nullptr && constants->offsets() != nullptr && constants->offsets()->size() > 1) {
     const uint32_t index = constants->segment_index();
     if (index >= num_segments) {
-      KILN_LOG(Error, "constant segment is segment %u; the program has %zu", index, num_segments);
+      KILN_LOG(Error, "constant segment is segment %" PRIu32 "; the program has %zu", index, num_segments);
       return Error::ProgramSegmentOutOfBounds;
     }
     KILN_TRY_ASSIGN(program.constant_segment_, program.segment_data(index));

@@ -1,5 +1,6 @@
 #include "runtime/executor/value_parsing.h"
 
+#include <cinttypes>
 #include <cstring>
 
 #include "kiln_schema/program_generated.h"
@@ -34,7 +35,7 @@ Result<TensorShape> check_tensor_shape(const kiln_pte::Tensor& tensor, size_t va
   if (dim_order == nullptr || dim_order->size() == 0) {
     shape.dim_order = {kDefaultDimOrder, dim};
   } else if (dim_order->size() != dim) {
-    KILN_LOG(Error, "value %zu: dim order has %u entries for a %zu-dim tensor", value_index,
+    KILN_LOG(Error, "value %zu: dim order has %" PRIu32 " entries for a %zu-dim tensor", value_index,
              dim_order->size(), dim);
     return Error::InvalidProgram;
   } else {

@@ -1,7 +1,8 @@
 // EtdumpWriter on a real Method: every instruction of every run recorded, the written
 // ETDump verified by FlatBuffers' own verifier, a full buffer that stops recording and
 // counts what it dropped without writing past its end, and intermediate values in the
-// debug buffer equal to the method's output.
+// debug buffer equal to the method's output; the writer sharing the method's one tracing
+// hook with a profiler (EventTracerPair) records what it records alone.
 #include "runtime/etdump/etdump_writer.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "kiln_schema/etdump_generated.h"
 #include "program_builder.h"
+#include "runtime/executor/event_tracer_pair.h"
 #include "test_support.h"
 
 namespace {
@@ -121,6 +123,43 @@ TEST_F(EtdumpWriterTest, IntermediateValuesGoToTheDebugBuffer) {
   const kiln::Tensor& out = method().get_output(0).to_tensor();
   ASSERT_LE(static_cast<size_t>(last->offset()) + out.nbytes(), writer.debug_buffer_used());
   EXPECT_EQ(std::memcmp(debug + last->offset(), out.const_data_ptr<float>(), out.nbytes()), 0);
+}
+
+// A profiler that keeps only the instructions' begin and end.
+class CountingProfiler : public kiln::EventTracer {
+ public:
+  void begin_instruction(uint32_t, uint32_t, const char*) override { ++begun; }
+  void end_instruction() override { ++ended; }
+  int begun = 0;
+  int ended = 0;
+};
+
+TEST_F(EtdumpWriterTest, SharesTheTracingHookWithAProfiler) {
+  alignas(8) static uint8_t alone_buffer[64 * 1024];
+  alignas(8) static uint8_t paired_buffer[64 * 1024];
+  alignas(16) static uint8_t alone_debug[4096];
+  alignas(16) static uint8_t paired_debug[4096];
+  EtdumpWriter alone({alone_buffer, sizeof(alone_buffer)});
+  alone.set_debug_buffer({alone_debug, sizeof(alone_debug)});
+  run(alone, 2);
+
+  EtdumpWriter paired({paired_buffer, sizeof(paired_buffer)});
+  paired.set_debug_buffer({paired_debug, sizeof(paired_debug)});
+  CountingProfiler profiler;
+  kiln::EventTracerPair both(&profiler, &paired);
+  EXPECT_TRUE(both.logs_values());  // the writer's wish, through the pair
+  method().set_event_tracer(&both);
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(method().execute(), Error::Ok);
+  method().set_event_tracer(nullptr);
+
+  EXPECT_GT(profiler.begun, 0);
+  EXPECT_EQ(profiler.begun, profiler.ended);
+  EXPECT_EQ(paired.recorded_events(), alone.recorded_events());
+  ASSERT_EQ(paired.debug_buffer_used(), alone.debug_buffer_used());
+  EXPECT_EQ(std::memcmp(paired_debug, alone_debug, alone.debug_buffer_used()), 0);
+  kiln::Result<kiln::Span<const uint8_t>> dump = paired.write();
+  ASSERT_TRUE(dump.ok());
+  EXPECT_NE(verified(*dump), nullptr);
 }
 
 }  // namespace

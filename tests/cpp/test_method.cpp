@@ -603,31 +603,39 @@ TEST_F(MethodTest, ZeroesOnlyTheStateAmongThePlannedBytes) {
   }
 }
 
-class RecordingObserver : public kiln::InstructionObserver {
+// A profiler on the method's tracing hook: it overrides only the instructions' begin and
+// end (every other event has a do-nothing default).
+class RecordingProfiler : public kiln::EventTracer {
  public:
-  void on_instruction_end(size_t index, const char* op_name, uint64_t start, uint64_t end) override {
-    names.push_back(std::to_string(index) + ":" + op_name);
-    EXPECT_LE(start, end);
+  void begin_instruction(uint32_t chain, uint32_t instruction_id, const char* name) override {
+    names.push_back(std::to_string(instruction_id) + ":" + name);
+    open = true;
+  }
+  void end_instruction() override {
+    EXPECT_TRUE(open);
+    open = false;
   }
   std::vector<std::string> names;
+  bool open = false;
 };
 
-TEST_F(MethodTest, ReportsEveryInstructionToTheObserver) {
+TEST_F(MethodTest, ReportsEveryInstructionToTheTracer) {
   ProgramSpec spec = add_program_spec();
   InstructionSpec free_call;
   free_call.kind = InstructionSpec::Kind::Free;
   free_call.a = 0;
   spec.plans[0].instructions.push_back(free_call);
   ASSERT_EQ(init(spec), Error::Ok);
-  RecordingObserver observer;
-  method().set_instruction_observer(&observer);
+  RecordingProfiler profiler;
+  method().set_event_tracer(&profiler);
   FloatTensor x({2, 3}, std::vector<float>(6, 1.f));
   ASSERT_EQ(method().set_input(EValue(&x.tensor), 0), Error::Ok);
   ASSERT_EQ(method().execute(), Error::Ok);
-  EXPECT_EQ(observer.names, (std::vector<std::string>{"0:test::add.out", "1:FreeCall"}));
-  method().set_instruction_observer(nullptr);
+  EXPECT_EQ(profiler.names, (std::vector<std::string>{"0:test::add.out", "1:FreeCall"}));
+  EXPECT_FALSE(profiler.open);
+  method().set_event_tracer(nullptr);
   ASSERT_EQ(method().execute(), Error::Ok);
-  EXPECT_EQ(observer.names.size(), 2u);
+  EXPECT_EQ(profiler.names.size(), 2u);
 }
 
 // A backend whose blob is one float k: out = in + k.

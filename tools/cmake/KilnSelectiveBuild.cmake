@@ -34,11 +34,10 @@
 #
 # The cache options KILN_SELECT_OPS_PROGRAM / _LIST / _YAML and KILN_DTYPE_SELECTIVE
 # (tools/cmake/KilnOptions.cmake) make kiln_kernels_selected_from_options() create
-# `kiln_kernels_selected`, which the host runner links instead of every portable kernel.
-# It is generated with NAME portable over the cortex_m and portable tables: a drop-in for
-# kiln::kernels_portable + kiln::kernels_cortex_m, so runners that call
-# kiln::register_portable_kernels() and kiln::register_cortex_m_kernels() need no change
-# (the second returns Ok: the first registered the selected kernels of both).
+# `kiln_kernels_selected`, which the runners link instead of every CPU kernel.
+# It is generated with NAME cpu over the cortex_m and portable tables: a drop-in for
+# kiln::kernels_cpu, whose kiln::register_cpu_kernels() (kernels/register_cpu_kernels.h)
+# registers every portable and Cortex-M kernel; the selection's registers the selected ones.
 include_guard(GLOBAL)
 
 find_package(Python3 COMPONENTS Interpreter REQUIRED)
@@ -263,6 +262,6 @@ function(kiln_kernels_selected_from_options)
   if(KILN_DTYPE_SELECTIVE)
     set(_dtypes DTYPE_SELECTIVE)
   endif()
-  kiln_selective_kernels(kiln_kernels_selected NAME portable ${_selection} ${_dtypes} LIBRARIES cortex_m portable)
+  kiln_selective_kernels(kiln_kernels_selected NAME cpu ${_selection} ${_dtypes} LIBRARIES cortex_m portable)
   add_library(kiln::kernels_selected ALIAS kiln_kernels_selected)
 endfunction()

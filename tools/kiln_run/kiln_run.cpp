@@ -29,12 +29,12 @@
 #include <system_error>
 #include <vector>
 
-#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "runtime/npy/dim_order_copy.h"
-#include "kernels/portable/register_portable_kernels.h"
+#include "kernels/register_cpu_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/evalue.h"
 #include "runtime/executor/file_data_loader.h"
+#include "runtime/executor/event_tracer_pair.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
 #include "runtime/host/method_memory.h"
@@ -425,10 +425,11 @@ int run(const Options& options, LogCapture& capture) {
   if (error != Error::Ok) return fail(error);
 
   OperatorProfile profile;
-  if (options.profile) method->set_instruction_observer(&profile);
   Result<std::unique_ptr<EtdumpOutput>> etdump = EtdumpOutput::create(options);
   if (!etdump.ok()) return fail(etdump.error());
-  if (*etdump) method->set_event_tracer(&(*etdump)->writer());
+  // The method's one tracing hook takes the profiler and the ETDump writer together.
+  EventTracerPair tracers(options.profile ? &profile : nullptr, *etdump ? &(*etdump)->writer() : nullptr);
+  if (options.profile || *etdump) method->set_event_tracer(&tracers);
   std::vector<double> execute_ms;
   execute_ms.reserve(options.iterations);
   for (uint64_t i = 0; i < options.iterations; ++i) {
@@ -442,7 +443,6 @@ int run(const Options& options, LogCapture& capture) {
     execute_ms.push_back(ms_since(start));
     if (error != Error::Ok) return fail(error);
   }
-  method->set_instruction_observer(nullptr);
   method->set_event_tracer(nullptr);
 
   std::printf("outputs:\n");
@@ -499,8 +499,7 @@ int main(int argc, char** argv) {
   capture.verbose = options.verbose;
   set_log_sink(&host::capture_log, &capture);
 
-  Error registered = register_portable_kernels();
-  if (registered == Error::Ok) registered = register_cortex_m_kernels();
+  const Error registered = register_cpu_kernels();
   if (registered != Error::Ok) return host::report_failure(capture, registered, "registering kernels");
 #ifdef KILN_RUN_ETHOS_U
   // Delegated Ethos-U programs run on the host: the register-level driver on the virtual

@@ -13,11 +13,16 @@
 
 namespace kiln::host {
 
-void OperatorProfile::on_instruction_end(size_t index, const char* op_name,
-                                         uint64_t start_ticks, uint64_t end_ticks) {
-  Entry& entry = entries_[op_name != nullptr ? op_name : "(unnamed)"];
+void OperatorProfile::begin_instruction(uint32_t chain, uint32_t instruction_id, const char* name) {
+  running_ = name;
+  start_ticks_ = kiln_pal_current_ticks();
+}
+
+void OperatorProfile::end_instruction() {
+  const uint64_t end_ticks = kiln_pal_current_ticks();
+  Entry& entry = entries_[running_ != nullptr ? running_ : "(unnamed)"];
   entry.calls += 1;
-  entry.total_ns += ticks_to_ns(end_ticks - start_ticks);
+  entry.total_ns += ticks_to_ns(end_ticks - start_ticks_);
 }
 
 void OperatorProfile::print(uint64_t iterations) const {

@@ -1,19 +1,19 @@
-// OperatorProfile: per-operator call counts and time, fed by the method's
-// InstructionObserver hook (--profile).
+// OperatorProfile: per-operator call counts and time, an EventTracer on the method's
+// tracing hook that keeps only the instructions' begin and end (--profile).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <map>
 
-#include "runtime/executor/method.h"
+#include "runtime/executor/event_tracer.h"
 
 namespace kiln::host {
 
-class OperatorProfile final : public InstructionObserver {
+class OperatorProfile final : public EventTracer {
  public:
-  void on_instruction_end(size_t index, const char* op_name, uint64_t start_ticks,
-                          uint64_t end_ticks) override;
+  void begin_instruction(uint32_t chain, uint32_t instruction_id, const char* name) override;
+  void end_instruction() override;
 
   /// Prints one row per operator, most time first.
   void print(uint64_t iterations) const;
@@ -26,6 +26,9 @@ class OperatorProfile final : public InstructionObserver {
   // Keyed by the name's address (stable for the program's lifetime), so that the
   // observer does no string work between instructions; merged by text when printed.
   std::map<const char*, Entry> entries_;
+  // The running instruction's name and start (kiln_pal_current_ticks()).
+  const char* running_ = nullptr;
+  uint64_t start_ticks_ = 0;
 };
 
 }  // namespace kiln::host

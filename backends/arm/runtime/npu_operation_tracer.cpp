@@ -45,6 +45,8 @@ void NpuOperationTracer::on_npu_operation(const NpuOperation& operation) {
     const Span<uint8_t> room = tracer_->log_tensor_in_place(
         ofm_dtype(operation.ofm_element_size, operation.ofm_signed), {sizes, 4},
         static_cast<int32_t>(operation.index), operation.kind);
+    // The tracer gave room for exactly this tensor (or none): a copy that still fails leaves
+    // the logged value unfilled, which must not fail the inference being traced.
     if (room.size() > 0) (void)operation.copy_ofm(operation.ofm_source, room);
   }
   // What the tracing itself took is not the next operation's time.

@@ -4,6 +4,7 @@
 
 #include "examples/arm/platform/board.h"
 #include "kiln_schema/program_generated.h"
+#include "runtime/platform/platform.h"
 
 namespace kiln::firmware {
 namespace {
@@ -65,9 +66,16 @@ void OperatorTiming::describe_running(void* self, char* buffer, size_t size) {
   std::snprintf(buffer, size, "instruction %zu (%s%s%s)", index, name, dot, overload);
 }
 
-void OperatorTiming::on_instruction_end(size_t index, const char* op_name, uint64_t start_ticks,
-                                        uint64_t end_ticks) {
-  const uint64_t ticks = end_ticks - start_ticks;
+void OperatorTiming::begin_instruction(uint32_t chain, uint32_t instruction_id, const char* name) {
+  running_ = instruction_id;
+  running_name_ = name;
+  start_ticks_ = kiln_pal_current_ticks();
+}
+
+void OperatorTiming::end_instruction() {
+  const uint64_t ticks = kiln_pal_current_ticks() - start_ticks_;
+  const size_t index = running_;
+  const char* const op_name = running_name_;
   total_ticks_ += ticks;
   const kiln_pte::Instruction* instruction = instruction_at(meta_, index);
   const bool is_delegate =

@@ -21,9 +21,8 @@
 #include "examples/arm/executor_runner/operator_timing.h"
 #include "examples/arm/executor_runner/output_report.h"
 #include "examples/arm/platform/board.h"
-#include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "runtime/npy/dim_order_copy.h"
-#include "kernels/portable/register_portable_kernels.h"
+#include "kernels/register_cpu_kernels.h"
 #include "runtime/core/error.h"
 #include "runtime/core/hierarchical_allocator.h"
 #include "runtime/core/memory_allocator.h"
@@ -31,6 +30,7 @@
 #include "runtime/bundled_program/bundled_program.h"
 #include "runtime/etdump/etdump_writer.h"
 #include "runtime/executor/buffer_data_loader.h"
+#include "runtime/executor/event_tracer_pair.h"
 #include "runtime/executor/memory_manager.h"
 #include "runtime/executor/method.h"
 #include "runtime/executor/program.h"
@@ -135,8 +135,7 @@ void save_etdump(EtdumpWriter& writer) {
 int run() {
   const FirmwarePools& pools = firmware_pools();
   board_printf("I [runner] Kiln executor runner, firmware '%s'\n", kiln_embedded_firmware_name);
-  RUNNER_TRY(register_portable_kernels(), "registering the portable kernels");
-  RUNNER_TRY(register_cortex_m_kernels(), "registering the Cortex-M kernels");
+  RUNNER_TRY(register_cpu_kernels(), "registering the CPU kernels");
   RUNNER_TRY(register_firmware_backends(), "registering the backends");
 
   const KilnEmbeddedFile& embedded = kiln_embedded_program;
@@ -249,15 +248,17 @@ int run() {
   board_set_activity("setting inputs");
   RUNNER_TRY(set_inputs(*method, *meta, inputs), "setting the inputs");
 
+  // The method's one tracing hook takes the timing table and the ETDump writer together.
   OperatorTiming timing(*meta);
-  method->set_instruction_observer(&timing);
+  EventTracerPair tracers(&timing, etdump);
+  method->set_event_tracer(&tracers);
   board_printf("I [runner] running '%s'\n", meta->name());
   timing.start();
   start = board_ticks();
   const Error executed = method->execute();
   const uint64_t execute_ticks = board_ticks() - start;
   timing.stop();
-  method->set_instruction_observer(nullptr);
+  method->set_event_tracer(etdump);
   if (etdump != nullptr) save_etdump(*etdump);
   if (executed != Error::Ok) return fail(executed, "executing the method");
   board_printf("I [runner] inference: %llu ticks, ~%llu instructions (-icount shift=0)\n",

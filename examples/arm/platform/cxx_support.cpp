@@ -26,5 +26,9 @@ void operator delete[](void*) noexcept { stop("operator delete[] called (Kiln fi
 void operator delete(void*, std::size_t) noexcept {
   stop("operator delete called (Kiln firmware never uses new)");
 }
+// With a sized delete defined, GCC asks for the sized array one too (-Wsized-deallocation).
+void operator delete[](void*, std::size_t) noexcept {
+  stop("operator delete[] called (Kiln firmware never uses new)");
+}
 
 extern "C" void __cxa_pure_virtual() { stop("pure virtual function called"); }

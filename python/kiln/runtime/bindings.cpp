@@ -22,8 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/cortex_m/register_cortex_m_kernels.h"
-#include "kernels/portable/register_portable_kernels.h"
+#include "kernels/register_cpu_kernels.h"
 #include "python/kiln/runtime/ethos_u_bindings.h"
 #include "python/kiln/runtime/xnnpack_bindings.h"
 #include "python/kiln/runtime/method_handle.h"
@@ -79,11 +78,9 @@ NB_MODULE(_runtime, m) {
   register_runtime_errors();
   // Explicit registration (no static initializers). A second import of the module in
   // the same process would find them registered already, which is fine.
-  for (Error (*register_kernels)() : {&register_portable_kernels, &register_cortex_m_kernels}) {
-    const Error registered = register_kernels();
-    if (registered != Error::Ok && registered != Error::RegistrationAlreadyRegistered) {
-      throw std::runtime_error(std::string("kiln: registering the kernels failed: ") + error_name(registered));
-    }
+  const Error registered = register_cpu_kernels();
+  if (registered != Error::Ok && registered != Error::RegistrationAlreadyRegistered) {
+    throw std::runtime_error(std::string("kiln: registering the kernels failed: ") + error_name(registered));
   }
 
   nb::class_<MethodHandle>(m, "Method")

@@ -37,6 +37,7 @@ class PythonObserver final : public vnpu::OperationObserver {
       nb::object view = nb::none();
       if (ofm != nullptr) {
         std::vector<uint8_t> dense(ofm->nbytes());
+        // `dense` holds exactly nbytes(): the copy cannot be refused for its size.
         (void)ofm->copy_nhwc(Span<uint8_t>(dense.data(), dense.size()));
         view = nb::make_tuple(nb::bytes(reinterpret_cast<const char*>(dense.data()), dense.size()),
                               ofm->height(), ofm->width(), ofm->depth(), ofm->element_size(), ofm->is_signed());

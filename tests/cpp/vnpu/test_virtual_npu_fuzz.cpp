@@ -104,7 +104,8 @@ TEST(VirtualNpuFuzz, MutatedValidStreamsNeverCrash) {
     const int flips = 1 + static_cast<int>(rng() % 6);
     for (int f = 0; f < flips; ++f) words[rng() % words.size()] ^= 1u << (rng() % 32);
     for (uint8_t& b : r0) b = static_cast<uint8_t>(rng());  // random "weight stream"
-    run_stream(words, r0, r1, work);
+    // A mutated stream may be refused; only a crash (or a sanitizer report) fails the test.
+    (void)run_stream(words, r0, r1, work);
   }
   SUCCEED();
 }
@@ -129,7 +130,8 @@ TEST(VirtualNpuFuzz, RandomU85StreamsNeverCrash) {
       }
     }
     for (uint8_t& b : r0) b = static_cast<uint8_t>(rng());
-    run_stream(words, r0, r1, work, targets[iteration % 3]);
+    // A mutated stream may be refused; only a crash (or a sanitizer report) fails the test.
+    (void)run_stream(words, r0, r1, work, targets[iteration % 3]);
   }
   SUCCEED();
 }
@@ -160,7 +162,8 @@ TEST(VirtualNpuFuzz, MutatedValidU85StreamsNeverCrash) {
     for (int f = 0; f < flips; ++f) words[rng() % words.size()] ^= 1u << (rng() % 32);
     for (uint8_t& b : r0) b = static_cast<uint8_t>(rng());
     for (size_t i = 2048; i < 2060; ++i) r1[i] = static_cast<uint8_t>(rng() % 12);  // indices
-    run_stream(words, r0, r1, work, iteration % 2 == 0 ? "ethos-u85-256" : "ethos-u85-1024");
+    // A mutated stream may be refused; only a crash (or a sanitizer report) fails the test.
+    (void)run_stream(words, r0, r1, work, iteration % 2 == 0 ? "ethos-u85-256" : "ethos-u85-1024");
   }
   SUCCEED();
 }

@@ -10,7 +10,7 @@
 #include "examples/arm/platform/board.h"
 #include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "kernels/cortex_m/util/flavour.h"
-#include "tests/cpp/cortex_m/kernel_cases.h"
+#include "tests/cpp/kernels/cortex_m/kernel_cases.h"
 
 extern "C" const uint8_t kiln_cortex_m_cases[];
 extern "C" const uint8_t kiln_cortex_m_cases_end[];

@@ -11,7 +11,7 @@ the arguments the kernel gets. PyTorch has no dilated int32 convolution, so for 
 dilated case the reference gets the same filter with zeros between its taps (the same
 sums) and dilation 1.
 
-The case file (one per run; tests/cpp/cortex_m/kernel_cases.h reads it), little-endian:
+The case file (one per run; tests/cpp/kernels/cortex_m/kernel_cases.h reads it), little-endian:
     file   "KCMC", u32 version (1), u32 case count, u32 0, then the cases
     case   u32 record bytes (a multiple of 16, this field included), u16 name length,
            name, u16 operator length, operator (overload "out" implied), u8 tolerance

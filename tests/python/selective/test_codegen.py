@@ -95,7 +95,7 @@ def test_table_schema_is_enforced(tmp_path: Path) -> None:
 def test_generated_all_registration_is_what_the_runtime_registers(tmp_path: Path) -> None:
     """register_portable_kernels() is generated: its table is op_table.yaml's, in order,
     and the runtime extension (built from it) registers exactly those operators, then the
-    Cortex-M library's."""
+    Cortex-M library's (kiln::register_cpu_kernels())."""
     status, errors, out = _generate(tmp_path, "--all", "--name", "portable")
     assert status == 0, errors
     source = (out / "register_portable_kernels.cpp").read_text()

@@ -77,7 +77,7 @@ def test_selective_runner_matches_the_full_runtime(smallcnn, selective_runner: P
 def test_selective_runner_has_only_the_programs_kernels(smallcnn, selective_runner: Path, tmp_path: Path) -> None:
     program, _, _ = smallcnn
     generated = selective_runner / "kernels" / "kiln_kernels_selected_registration"
-    registered = re.findall(r'\{"([^"]+)", ', (generated / "register_portable_kernels.cpp").read_text())
+    registered = re.findall(r'\{"([^"]+)", ', (generated / "register_cpu_kernels.cpp").read_text())
     assert registered == kiln.Program.load(program).operators
     compiled = sorted(p.name for p in (generated / "dtype_selective" / "portable").iterdir())
     assert len(compiled) == len(registered) < 10

@@ -14,14 +14,5 @@ if(NOT EXISTS "${XNNPACK_ROOT}/include/xnnpack.h")
 endif()
 
 # GoogleTest for the target: Debian ships only a host build of it, and its sources in
-# /usr/src/googletest. Build those for aarch64 here, and redirect tests/cpp's
-# find_package(GTest) to the targets they define (GTest::gtest_main, ...).
-set(KILN_GOOGLETEST_SOURCE_DIR "/usr/src/googletest" CACHE PATH "GoogleTest sources (Debian: libgtest-dev)")
-if(NOT EXISTS "${KILN_GOOGLETEST_SOURCE_DIR}/CMakeLists.txt")
-  message(FATAL_ERROR "linux-aarch64 tests need GoogleTest's sources in ${KILN_GOOGLETEST_SOURCE_DIR} "
-                      "(apt-get install libgtest-dev) or -DKILN_GOOGLETEST_SOURCE_DIR=<dir>")
-endif()
-set(INSTALL_GTEST OFF CACHE BOOL "")
-add_subdirectory("${KILN_GOOGLETEST_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/googletest" EXCLUDE_FROM_ALL)
-file(WRITE "${CMAKE_FIND_PACKAGE_REDIRECTS_DIR}/gtest-config.cmake"
-     "# GTest comes from add_subdirectory(${KILN_GOOGLETEST_SOURCE_DIR}) (tools/cmake/presets/arm-linux-aarch64.cmake)\n")
+# /usr/src/googletest, which tests/cpp builds for aarch64.
+set(KILN_GOOGLETEST_SOURCE_DIR "/usr/src/googletest" CACHE PATH "")

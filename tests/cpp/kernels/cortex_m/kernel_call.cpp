@@ -1,4 +1,4 @@
-#include "tests/cpp/cortex_m/kernel_call.h"
+#include "tests/cpp/kernels/cortex_m/kernel_call.h"
 
 #include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "runtime/core/memory_allocator.h"

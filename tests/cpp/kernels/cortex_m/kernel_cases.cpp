@@ -1,4 +1,4 @@
-#include "tests/cpp/cortex_m/kernel_cases.h"
+#include "tests/cpp/kernels/cortex_m/kernel_cases.h"
 
 #include <cstring>
 #include <new>

@@ -6,10 +6,9 @@
 # are left out and ctest reports a skipped test `cortex_m_kernel_cases` with the reason.
 if(NOT KILN_EXECUTORCH_PYTHON)
   if(DEFINED ENV{KILN_EXECUTORCH_PYTHON} AND EXISTS "$ENV{KILN_EXECUTORCH_PYTHON}")
-    set(KILN_EXECUTORCH_PYTHON "$ENV{KILN_EXECUTORCH_PYTHON}" CACHE FILEPATH "ExecuTorch 1.5.1's Python" FORCE)
+    set_property(CACHE KILN_EXECUTORCH_PYTHON PROPERTY VALUE "$ENV{KILN_EXECUTORCH_PYTHON}")
   elseif(EXISTS "${PROJECT_SOURCE_DIR}/.venv-executorch/bin/python")
-    set(KILN_EXECUTORCH_PYTHON "${PROJECT_SOURCE_DIR}/.venv-executorch/bin/python" CACHE FILEPATH
-        "ExecuTorch 1.5.1's Python" FORCE)
+    set_property(CACHE KILN_EXECUTORCH_PYTHON PROPERTY VALUE "${PROJECT_SOURCE_DIR}/.venv-executorch/bin/python")
   endif()
 endif()
 if(DEFINED ENV{KILN_CORTEX_M_CASES_PREBUILT} AND EXISTS "$ENV{KILN_CORTEX_M_CASES_PREBUILT}")

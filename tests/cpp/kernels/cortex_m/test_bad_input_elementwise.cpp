@@ -3,7 +3,7 @@
 // never a fault or a read out of bounds (host-debug: AddressSanitizer + UBSan).
 #include <gtest/gtest.h>
 
-#include "tests/cpp/cortex_m/kernel_call.h"
+#include "tests/cpp/kernels/cortex_m/kernel_call.h"
 
 namespace {
 

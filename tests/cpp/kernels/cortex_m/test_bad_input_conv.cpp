@@ -3,7 +3,7 @@
 // before any data is read (host-debug runs these under AddressSanitizer + UBSan).
 #include <gtest/gtest.h>
 
-#include "tests/cpp/cortex_m/kernel_call.h"
+#include "tests/cpp/kernels/cortex_m/kernel_call.h"
 
 namespace {
 

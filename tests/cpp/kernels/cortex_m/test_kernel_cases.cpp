@@ -14,7 +14,7 @@
 
 #include "kernels/cortex_m/register_cortex_m_kernels.h"
 #include "kernels/cortex_m/util/flavour.h"
-#include "tests/cpp/cortex_m/kernel_cases.h"
+#include "tests/cpp/kernels/cortex_m/kernel_cases.h"
 
 namespace {
 
