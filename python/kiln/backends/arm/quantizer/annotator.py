@@ -45,6 +45,23 @@ def output_is_quantized(node: Node) -> bool:
     return annotation is not None and annotation.output_qspec is not None
 
 
+def output_dtype(node: Node) -> torch.dtype | None:
+    """The integer dtype ``node``'s output is quantized to (following shared specs)."""
+    seen: set[int] = set()
+    spec = node.meta[ANNOTATION_KEY].output_qspec if output_is_quantized(node) else None
+    while isinstance(spec, SharedQuantizationSpec) and id(spec) not in seen:
+        seen.add(id(spec))
+        edge = spec.edge_or_node
+        if isinstance(edge, Node):
+            annotation = edge.meta.get(ANNOTATION_KEY)
+            spec = annotation.output_qspec if annotation is not None else None
+        else:
+            source, user = edge
+            annotation = user.meta.get(ANNOTATION_KEY)
+            spec = annotation.input_qspec_map.get(source) if annotation is not None else None
+    return getattr(spec, "dtype", None)
+
+
 def _is_float_tensor(node: object) -> bool:
     if not isinstance(node, Node):
         return False
@@ -73,8 +90,12 @@ class GraphAnnotator:
         self._shared_averages = shared_averages
 
     def input_spec(self, arg: Node, config: QuantizationConfig) -> QuantizationSpecBase:
-        """The producer's qparams when it is quantized, else a fresh activation observer."""
-        return SharedQuantizationSpec(arg) if output_is_quantized(arg) else config.activation
+        """The producer's qparams when it is quantized to the same dtype, else a fresh
+        activation observer (an int16 producer read by an int8 operator, or the reverse:
+        PT2E requantizes on that edge)."""
+        if output_is_quantized(arg) and output_dtype(arg) == config.activation.dtype:
+            return SharedQuantizationSpec(arg)
+        return config.activation
 
     def annotate(self, graph: torch.fx.Graph) -> None:
         for node in graph.nodes:

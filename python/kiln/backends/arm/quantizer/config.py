@@ -154,3 +154,38 @@ def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
         quant_max=ACTIVATION_QMAX,
         qscheme=torch.per_tensor_affine,
     )
+
+
+# 16-bit activations are symmetric: TOSA 1.0 takes a zero point of 0 for int16 inputs of
+# CONV2D, MATMUL and RESCALE, and -32768 is left out so that the range is symmetric.
+ACTIVATION16_QMIN, ACTIVATION16_QMAX = -32767, 32767
+
+
+def get_a16w8_quantization_config(
+    *,
+    per_channel: bool = True,
+    is_qat: bool = False,
+    observer: ObserverKind = "minmax",
+) -> QuantizationConfig:
+    """a16w8: int16 symmetric per-tensor activations, int8 per-channel symmetric weights.
+
+    The weights and the int32 bias (input scale x weight scale) are those of
+    :func:`get_symmetric_quantization_config`; the Ethos-U accumulates int16 x int8
+    products in 48 (U55/U65) or 64 (U85) bits. Operators that the Ethos-U lowering cannot
+    run in 16 bits keep int8 activations (:mod:`kiln.backends.arm.quantizer.precision`).
+    """
+    int8 = get_symmetric_quantization_config(per_channel=per_channel, is_qat=is_qat, observer=observer)
+    assert int8.activation.observer_or_fake_quant_ctr is not None
+    activation = QuantizationSpec(
+        dtype=torch.int16,
+        quant_min=ACTIVATION16_QMIN,
+        quant_max=ACTIVATION16_QMAX,
+        qscheme=torch.per_tensor_symmetric,
+        observer_or_fake_quant_ctr=int8.activation.observer_or_fake_quant_ctr,
+    )
+    return dataclasses.replace(int8, activation=activation)
+
+
+def is_int16(config: QuantizationConfig | None) -> bool:
+    """True for a config with 16-bit activations."""
+    return config is not None and config.activation.dtype == torch.int16

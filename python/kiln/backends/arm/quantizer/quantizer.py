@@ -14,7 +14,7 @@ that contains it, else the innermost module whose type was given to
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterable
 
 import torch
 from torch.fx import GraphModule, Node
@@ -22,9 +22,12 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln.backends.arm.quantizer.attention import write_out_attention
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
-from kiln.backends.arm.quantizer.config import QuantizationConfig, get_symmetric_quantization_config
+from kiln.backends.arm.quantizer.config import (
+    QuantizationConfig, get_a16w8_quantization_config, get_symmetric_quantization_config,
+)
 from kiln.backends.arm.quantizer.glu import write_out_glu
 from kiln.backends.arm.quantizer.infinities import leave_infinities_float
+from kiln.backends.arm.quantizer.precision import KeptInt8, PrecisionChooser
 from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
 
 if TYPE_CHECKING:
@@ -61,13 +64,35 @@ class EthosUQuantizer(Quantizer):
     shared_averages = False
 
     def __init__(self, compile_spec: EthosUCompileSpec | None = None, *,
-                 is_qat: bool = False) -> None:
+                 is_qat: bool = False, activations: str = "int8",
+                 int16_modules: Iterable[str] = ()) -> None:
+        """``activations="int16"`` quantizes every activation to 16 bits (a16w8: int8
+        weights); ``int16_modules`` names submodules (as in ``named_modules()``) whose
+        activations are 16-bit while the rest keep ``activations``. Operators the
+        Ethos-U cannot run in 16 bits keep int8 either way: :attr:`kept_int8` lists them
+        after annotation, with the reason."""
         super().__init__()
+        if activations not in ("int8", "int16"):
+            raise ValueError(f"activations must be 'int8' or 'int16', got {activations!r}")
         self.compile_spec = compile_spec
-        self.global_config: QuantizationConfig | None = get_symmetric_quantization_config(is_qat=is_qat)
+        self.global_config: QuantizationConfig | None = (
+            get_a16w8_quantization_config(is_qat=is_qat) if activations == "int16"
+            else get_symmetric_quantization_config(is_qat=is_qat))
         self.module_type_configs: dict[str, QuantizationConfig | None] = {}
         self.module_name_configs: dict[str, QuantizationConfig | None] = {}
         self.io_config: QuantizationConfig | None = None
+        self._precision = PrecisionChooser()
+        names = [int16_modules] if isinstance(int16_modules, str) else list(int16_modules)
+        if names:
+            a16w8 = get_a16w8_quantization_config(is_qat=is_qat)
+            for name in names:
+                self.set_module_name(name, a16w8)
+
+    @property
+    def kept_int8(self) -> list[KeptInt8]:
+        """Operators a 16-bit config covered that keep int8 activations, each with why
+        (filled by annotation)."""
+        return self._precision.kept_int8
 
     # ------------------------------------------------------------------ configuration
     def set_global(self, config: QuantizationConfig | None) -> EthosUQuantizer:
@@ -121,7 +146,8 @@ class EthosUQuantizer(Quantizer):
         graph = model.graph
         if self.io_config is not None:
             annotate_inputs(graph, self.io_config)
-        GraphAnnotator(self.config_for, shared_averages=self.shared_averages).annotate(graph)
+        self._precision = PrecisionChooser()
+        GraphAnnotator(lambda node: self._precision(node, self.config_for(node)), shared_averages=self.shared_averages).annotate(graph)
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
         return leave_infinities_float(model)  # an infinity has no integer code
