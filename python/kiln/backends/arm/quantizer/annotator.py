@@ -217,6 +217,12 @@ class GraphAnnotator:
         if not activations:
             return
         if torch.Tag.pointwise in node.target.tags and len(activations) == 1:
+            source = activations[0]
+            if output_is_quantized(source) and output_dtype(source) == torch.int16 \
+                    and config.activation.dtype != torch.int16:
+                # A lookup table reads and writes int8 codes: requantize a 16-bit producer's
+                # output to int8 on the way in, and let a 16-bit consumer requantize the table's.
+                _annotate(node, {source: config.activation}, config.activation)
             return
         _annotate(node, {a: self.input_spec(a, config) for a in activations}, config.activation)
 

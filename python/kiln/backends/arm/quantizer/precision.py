@@ -39,6 +39,8 @@ INT16_OPERATORS = (
 ) - {aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,
      aten.upsample_nearest2d.default, aten.upsample_nearest2d.vec}
 
+_PRODUCTS = {aten.mul.Tensor, aten.mul_.Tensor}
+
 _WHY_INT8 = [
     (patterns.TABLE, "a lookup-table function: Kiln's tables are 256-entry int8 ones"),
     (patterns.SOFTMAX, "softmax's integer decomposition is written for int8 inputs"),
@@ -62,8 +64,26 @@ class KeptInt8:
     reason: str
 
 
+def _float_tensor(value: object) -> bool:
+    return isinstance(value, torch.Tensor) and value.is_floating_point()
+
+
+def _computes_on_activations(node: Node) -> bool:
+    """True for an operator that maps activations to one activation tensor: what the
+    annotator quantizes. Splits (a list result picked by getitem) and constants made from
+    nothing (zeros) carry no quantization of their own."""
+    if not isinstance(node.target, torch._ops.OpOverload) or not _float_tensor(node.meta.get("val")):
+        return False
+    return any(_float_tensor(a.meta.get("val")) and a.op != "get_attr" for a in node.all_input_nodes)
+
+
 def why_not_int16(node: Node) -> str | None:
-    """None if ``node`` computes in 16 bits on the Ethos-U, else why it keeps int8."""
+    """None if ``node`` computes in 16 bits on the Ethos-U (or has no activations to
+    quantize), else why it keeps int8."""
+    if not _computes_on_activations(node):
+        return None
+    if node.target in _PRODUCTS and not all(isinstance(a, Node) for a in node.args[:2]):
+        return "a product with a Python number is lowered as an int8 lookup table"
     if node.target in INT16_OPERATORS:
         return None
     for group, reason in _WHY_INT8:
