@@ -4,7 +4,8 @@ Four flows:
 
 * fp32 CPU (default): export -> core ATen -> out-variant calls -> memory planning -> .pte
   run by Kiln's portable kernels (``--evaluate`` runs it on Kiln's runtime).
-* ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels.
+* ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels;
+  ``--a16w8`` / ``--int16_layers`` give all or named layers 16-bit activations (int8 weights).
 * ``--quantize --target cortex-m55`` (or -m4, -m7, -m33, -m85): int8 for CMSIS-NN's
   arithmetic, lowered to the ``cortex_m::`` kernels (kiln.backends.cortex_m).
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
@@ -64,6 +65,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--quantize", "-q", action="store_true",
                         help="quantize to int8 (PT2E, Ethos-U quantizer) before compiling; without "
                              "--delegate the int8 program runs on the CPU's portable quantized kernels")
+    parser.add_argument("--a16w8", action="store_true",
+                        help="with --quantize for the Ethos-U: 16-bit activations and int8 weights everywhere the "
+                             "NPU computes in 16 bits; the other operators keep int8, each named with its reason")
+    parser.add_argument("--int16_layers", "--int16-layers", dest="int16_layers", metavar="NAME,...",
+                        help="with --quantize for the Ethos-U: 16-bit activations in these submodules only "
+                             "(names as in model.named_modules()), int8 elsewhere")
     parser.add_argument("--delegate", "-d", action="store_true",
                         help="run the parts the Ethos-U NPU supports as delegates (needs --quantize); "
                              "the rest stays on the CPU, each node with its reason in the report")
@@ -224,12 +231,20 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
     if not kiln.models.is_model_file(args.model_name):
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
+    if (args.a16w8 or args.int16_layers) and (args.backend == "xnnpack" or
+                                              (args.target is not None and is_cortex_m_name(args.target))):
+        raise KilnError("--a16w8 and --int16_layers are for the Ethos-U quantizer (16-bit activations on the NPU); "
+                        "the XNNPACK and cortex_m:: kernels are int8")
     if args.backend == "xnnpack":
         return _check_xnnpack_arguments(args)
     if args.calibration_samples < 1:
         raise KilnError(f"--calibration_samples must be at least 1, got {args.calibration_samples}")
     if args.target is not None and is_cortex_m_name(args.target):
         return _check_cortex_m(args)
+    if (args.a16w8 or args.int16_layers) and not args.quantize:
+        raise KilnError("--a16w8 and --int16_layers choose the precision of --quantize: add --quantize")
+    if args.a16w8 and args.int16_layers:
+        raise KilnError("--a16w8 makes every layer 16-bit already: give it or --int16_layers, not both")
     if args.delegate and not args.quantize:
         raise KilnError("--delegate needs --quantize: the Ethos-U NPU runs int8 programs")
     if args.nhwc_io and not args.delegate:
@@ -327,7 +342,8 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
         (folder / f"{info.name}_delegate.bin").write_bytes(info.preprocessed.blob)
 
 
-def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u"):
+def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u", *, a16w8: bool = False,
+              int16_layers: str | None = None):
     import kiln
 
     if backend == "xnnpack":
@@ -341,8 +357,28 @@ def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u"):
     else:
         from kiln.backends.arm import EthosUQuantizer
 
-        quantizer = EthosUQuantizer(spec)
-    return kiln.quantize(model, inputs, quantizer, calibration_samples(inputs, count), progress=False)
+        names = [name.strip() for name in (int16_layers or "").split(",") if name.strip()]
+        quantizer = EthosUQuantizer(spec, activations="int16" if a16w8 else "int8",
+                                    int16_modules=_existing_modules(model, names))
+    program = kiln.quantize(model, inputs, quantizer, calibration_samples(inputs, count), progress=False)
+    for kept in getattr(quantizer, "kept_int8", []):
+        print(f"kept int8: {kept.node} ({kept.operator}{', in ' + kept.module if kept.module else ''}): {kept.reason}")
+    return program
+
+
+def _existing_modules(model, names: list[str]) -> list[str]:
+    """``names``, each checked against the model's submodules (a typo is a named error)."""
+    import difflib
+
+    known = [name for name, _ in model.named_modules() if name]
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            from kiln import KilnError
+
+            raise KilnError(f"--int16_layers: the model has no submodule {name!r}{hint}")
+    return names
 
 
 def _compile_summary(program, output: Path) -> list[str]:
@@ -391,7 +427,8 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     quantized = None
     if args.quantize:
         with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
-            quantized = _quantize(model, inputs, spec, args.calibration_samples, args.backend)
+            quantized = _quantize(model, inputs, spec, args.calibration_samples, args.backend,
+                                  a16w8=args.a16w8, int16_layers=args.int16_layers)
     partitioner = None
     if args.backend == "xnnpack":
         from kiln.backends.xnnpack import XnnpackPartitioner

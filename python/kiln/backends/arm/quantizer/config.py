@@ -159,6 +159,9 @@ def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
 # 16-bit activations are symmetric: TOSA 1.0 takes a zero point of 0 for int16 inputs of
 # CONV2D, MATMUL and RESCALE, and -32768 is left out so that the range is symmetric.
 ACTIVATION16_QMIN, ACTIVATION16_QMAX = -32767, 32767
+# int8's smallest scale (2**-16) would cap a 16-bit tensor's range below 0.5 at a coarser
+# step than its codes allow; 2**-30 still leaves RESCALE multipliers in range.
+_EPS16 = 2.0**-30
 
 
 def get_a16w8_quantization_config(
@@ -175,13 +178,20 @@ def get_a16w8_quantization_config(
     run in 16 bits keep int8 activations (:mod:`kiln.backends.arm.quantizer.precision`).
     """
     int8 = get_symmetric_quantization_config(per_channel=per_channel, is_qat=is_qat, observer=observer)
-    assert int8.activation.observer_or_fake_quant_ctr is not None
+    if is_qat:
+        activation_ctr = FusedMovingAvgObsFakeQuantize.with_args(eps=_EPS16)
+    else:
+        activation_ctr = {
+            "minmax": MinMaxObserver,
+            "moving_average": MovingAverageMinMaxObserver,
+            "histogram": HistogramObserver,
+        }[observer].with_args(eps=_EPS16)
     activation = QuantizationSpec(
         dtype=torch.int16,
         quant_min=ACTIVATION16_QMIN,
         quant_max=ACTIVATION16_QMAX,
         qscheme=torch.per_tensor_symmetric,
-        observer_or_fake_quant_ctr=int8.activation.observer_or_fake_quant_ctr,
+        observer_or_fake_quant_ctr=activation_ctr,
     )
     return dataclasses.replace(int8, activation=activation)
 
