@@ -438,6 +438,9 @@ def quantize(
     count = calibrate(prepared, calibration_data, progress=progress)
     calibrated_at = time.perf_counter()
     program = convert(prepared, inputs)
+    record_precision = getattr(quantizer, "record_precision", None)
+    if record_precision is not None:  # what a quantizer could not give the precision asked for
+        record_precision(program)
     logger.info("quantized %s: export+prepare %.2f s, calibration %.2f s (%d samples), convert+export %.2f s",
                 type(model).__name__, prepared_at - started, calibrated_at - prepared_at, count,
                 time.perf_counter() - calibrated_at)

@@ -209,6 +209,11 @@ def test_operators_kept_int8_are_named_with_a_reason(compiled: Any) -> None:
     assert not compiled("transformer")["int8_quantizer"].kept_int8  # nothing asked for 16 bits there
     assert [k.operator for k in compiled("mlp")["int16_quantizer"].kept_int8] == ["aten.sigmoid.default"]
     assert not compiled("cnn")["int16_quantizer"].kept_int8
+    # The partition report of the program says it too.
+    _, program = compiled("transformer", "ethos-u55-128")
+    report = program.compile_report.partition_report
+    assert any("layer_norm" in note and "kept int8 activations" in note for note in report.precision)
+    assert "precision: " in report.table() and '"precision"' in report.to_json()
 
 
 def test_int16_modules_choose_the_layers(compiled: Any) -> None:

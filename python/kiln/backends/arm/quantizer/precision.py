@@ -63,6 +63,10 @@ class KeptInt8:
     module: str
     reason: str
 
+    def __str__(self) -> str:
+        where = f", in {self.module}" if self.module else ""
+        return f"{self.node} ({self.operator}{where}) kept int8 activations: {self.reason}"
+
 
 def _float_tensor(value: object) -> bool:
     return isinstance(value, torch.Tensor) and value.is_floating_point()

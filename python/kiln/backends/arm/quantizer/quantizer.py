@@ -27,6 +27,7 @@ from kiln.backends.arm.quantizer.config import (
 )
 from kiln.backends.arm.quantizer.glu import write_out_glu
 from kiln.backends.arm.quantizer.infinities import leave_infinities_float
+from kiln.backends.arm.partitioner.report import PRECISION_NOTES_KEY
 from kiln.backends.arm.quantizer.precision import KeptInt8, PrecisionChooser
 from kiln.backends.arm.quantizer.recurrent import unroll_recurrent_layers
 
@@ -151,6 +152,11 @@ class EthosUQuantizer(Quantizer):
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
         return leave_infinities_float(model)  # an infinity has no integer code
+
+    def record_precision(self, program: torch.export.ExportedProgram) -> None:
+        """Writes :attr:`kept_int8` into the quantized ``program`` for the partition report."""
+        if self.kept_int8:
+            program.graph_module.meta[PRECISION_NOTES_KEY] = [str(kept) for kept in self.kept_int8]
 
     def validate(self, model: GraphModule) -> None:
         """Nothing to reject: ops the Ethos-U cannot run are the partitioner's business."""
