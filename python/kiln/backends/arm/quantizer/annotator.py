@@ -90,11 +90,14 @@ class GraphAnnotator:
         self._shared_averages = shared_averages
 
     def input_spec(self, arg: Node, config: QuantizationConfig) -> QuantizationSpecBase:
-        """The producer's qparams when it is quantized to the same dtype, else a fresh
-        activation observer (an int16 producer read by an int8 operator, or the reverse:
-        PT2E requantizes on that edge)."""
-        if output_is_quantized(arg) and output_dtype(arg) == config.activation.dtype:
-            return SharedQuantizationSpec(arg)
+        """The producer's qparams when it is quantized to the same dtype, or to int8 for a
+        16-bit operator (which reads int8 as it is: requantizing to int16 would add an NPU
+        pass and no precision), else a fresh activation observer (an int16 producer read by
+        an int8 operator: PT2E requantizes on that edge)."""
+        if output_is_quantized(arg):
+            produced = output_dtype(arg)
+            if produced == config.activation.dtype or (produced == torch.int8 and config.activation.dtype == torch.int16):
+                return SharedQuantizationSpec(arg)
         return config.activation
 
     def annotate(self, graph: torch.fx.Graph) -> None:

@@ -22,8 +22,9 @@ from torchao.quantization.pt2e.quantizer import Quantizer
 
 from kiln.backends.arm.quantizer.attention import write_out_attention
 from kiln.backends.arm.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
+from kiln.backends.arm.quantizer import patterns
 from kiln.backends.arm.quantizer.config import (
-    QuantizationConfig, get_a16w8_quantization_config, get_symmetric_quantization_config,
+    QuantizationConfig, get_a16w8_quantization_config, get_symmetric_quantization_config, is_int16,
 )
 from kiln.backends.arm.quantizer.glu import write_out_glu
 from kiln.backends.arm.quantizer.infinities import leave_infinities_float
@@ -136,6 +137,20 @@ class EthosUQuantizer(Quantizer):
                 return config  # type: ignore[return-value]
         return self.global_config
 
+    def _config_following_producer(self, node: Node) -> QuantizationConfig | None:
+        """:meth:`config_for`, except that an operator without arithmetic (a view, a clamp:
+        patterns.SHARED) after a 16-bit producer takes the producer's 16-bit config: a
+        functional relu after a 16-bit layer belongs to no module of its own, and should
+        neither split the layer's fused activation nor requantize to int8 for nothing."""
+        config = self.config_for(node)
+        source = node.args[0] if node.args else None
+        if node.target in patterns.SHARED and not is_int16(config) and isinstance(source, Node) \
+                and source.op == "call_function":
+            producer = self._config_following_producer(source)
+            if is_int16(producer):
+                return producer
+        return config
+
     # ------------------------------------------------------------------ Quantizer API
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """GRU/LSTM layers become their cells' operators, unrolled over time (recurrent.py), GLUs
@@ -148,7 +163,7 @@ class EthosUQuantizer(Quantizer):
         if self.io_config is not None:
             annotate_inputs(graph, self.io_config)
         self._precision = PrecisionChooser()
-        GraphAnnotator(lambda node: self._precision(node, self.config_for(node)), shared_averages=self.shared_averages).annotate(graph)
+        GraphAnnotator(lambda node: self._precision(node, self._config_following_producer(node)), shared_averages=self.shared_averages).annotate(graph)
         if self.io_config is not None:
             annotate_outputs(graph, self.io_config)
         return leave_infinities_float(model)  # an infinity has no integer code
