@@ -5,7 +5,8 @@ Four flows:
 * fp32 CPU (default): export -> core ATen -> out-variant calls -> memory planning -> .pte
   run by Kiln's portable kernels (``--evaluate`` runs it on Kiln's runtime).
 * ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels;
-  ``--a16w8`` / ``--int16_layers`` give all or named layers 16-bit activations (int8 weights).
+  ``--a16w8`` / ``--int16_layers`` give all or named layers 16-bit activations (int8 weights),
+  ``--auto_precision`` chooses the layers from measured error under NPU cycle/SRAM budgets.
 * ``--quantize --target cortex-m55`` (or -m4, -m7, -m33, -m85): int8 for CMSIS-NN's
   arithmetic, lowered to the ``cortex_m::`` kernels (kiln.backends.cortex_m).
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
@@ -71,6 +72,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--int16_layers", "--int16-layers", dest="int16_layers", metavar="NAME,...",
                         help="with --quantize for the Ethos-U: 16-bit activations in these submodules only "
                              "(names as in model.named_modules()), int8 elsewhere")
+    parser.add_argument("--auto_precision", "--auto-precision", dest="auto_precision", type=float,
+                        metavar="MAX_ERROR",
+                        help="with --quantize --delegate: move the layers that matter most to 16-bit activations "
+                             "until the output's relative RMS error vs fp32 on the calibration samples is at most "
+                             "MAX_ERROR (e.g. 0.01), and print the per-layer choice")
+    parser.add_argument("--max_npu_cycles", type=int, metavar="N",
+                        help="with --auto_precision: a layer move that takes Vela's NPU cycle estimate over N is undone")
+    parser.add_argument("--max_sram_bytes", type=int, metavar="N",
+                        help="with --auto_precision: a layer move that takes the NPU's SRAM use over N bytes is undone")
     parser.add_argument("--delegate", "-d", action="store_true",
                         help="run the parts the Ethos-U NPU supports as delegates (needs --quantize); "
                              "the rest stays on the CPU, each node with its reason in the report")
@@ -231,9 +241,10 @@ def _check_arguments(args: argparse.Namespace) -> Any:
 
     if not kiln.models.is_model_file(args.model_name):
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
-    if (args.a16w8 or args.int16_layers) and (args.backend == "xnnpack" or
+    if (args.a16w8 or args.int16_layers or args.auto_precision is not None) and (args.backend == "xnnpack" or
                                               (args.target is not None and is_cortex_m_name(args.target))):
-        raise KilnError("--a16w8 and --int16_layers are for the Ethos-U quantizer (16-bit activations on the NPU); "
+        raise KilnError("--a16w8, --int16_layers and --auto_precision are for the Ethos-U quantizer (16-bit "
+                        "activations on the NPU); "
                         "the XNNPACK and cortex_m:: kernels are int8")
     if args.backend == "xnnpack":
         return _check_xnnpack_arguments(args)
@@ -243,6 +254,12 @@ def _check_arguments(args: argparse.Namespace) -> Any:
         return _check_cortex_m(args)
     if (args.a16w8 or args.int16_layers) and not args.quantize:
         raise KilnError("--a16w8 and --int16_layers choose the precision of --quantize: add --quantize")
+    if args.auto_precision is not None and not (args.quantize and args.delegate):
+        raise KilnError("--auto_precision needs --quantize --delegate: it measures NPU cycles and SRAM of each choice")
+    if args.auto_precision is not None and (args.a16w8 or args.int16_layers):
+        raise KilnError("--auto_precision chooses the 16-bit layers itself: leave out --a16w8 and --int16_layers")
+    if (args.max_npu_cycles is not None or args.max_sram_bytes is not None) and args.auto_precision is None:
+        raise KilnError("--max_npu_cycles and --max_sram_bytes are budgets of --auto_precision: add it")
     if args.a16w8 and args.int16_layers:
         raise KilnError("--a16w8 makes every layer 16-bit already: give it or --int16_layers, not both")
     if args.delegate and not args.quantize:
@@ -343,8 +360,17 @@ def _write_intermediates(folder: Path, inputs, reference, program, quantized=Non
 
 
 def _quantize(model, inputs, spec, count: int, backend: str = "ethos-u", *, a16w8: bool = False,
-              int16_layers: str | None = None):
+              int16_layers: str | None = None, auto_precision: tuple[float, int | None, int | None] | None = None):
     import kiln
+
+    if auto_precision is not None:
+        from kiln.backends.arm.quantizer.choice import choose_precision
+
+        max_error, max_cycles, max_sram = auto_precision
+        choice = choose_precision(model, inputs, calibration_samples(inputs, count), spec, max_error=max_error,
+                                  max_npu_cycles=max_cycles, max_sram_bytes=max_sram)
+        print(choice.table())
+        return choice.program
 
     if backend == "xnnpack":
         from kiln.backends.xnnpack import XnnpackQuantizer
@@ -428,7 +454,9 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
     if args.quantize:
         with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
             quantized = _quantize(model, inputs, spec, args.calibration_samples, args.backend,
-                                  a16w8=args.a16w8, int16_layers=args.int16_layers)
+                                  a16w8=args.a16w8, int16_layers=args.int16_layers,
+                                  auto_precision=None if args.auto_precision is None else
+                                  (args.auto_precision, args.max_npu_cycles, args.max_sram_bytes))
     partitioner = None
     if args.backend == "xnnpack":
         from kiln.backends.xnnpack import XnnpackPartitioner

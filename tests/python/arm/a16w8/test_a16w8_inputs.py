@@ -42,6 +42,9 @@ def test_calibration_data_of_the_wrong_shape_or_dtype_is_a_named_error(sample: o
     (["--quantize", "--a16w8", "--int16_layers", "fc"], "give it or --int16_layers, not both"),
     (["--quantize", "--a16w8", "--target", "cortex-m55"], "are for the Ethos-U quantizer"),
     (["--quantize", "--int16_layers", "conv1x"], "no submodule 'conv1x'"),
+    (["--quantize", "--auto_precision", "0.01"], "--auto_precision needs --quantize --delegate"),
+    (["--quantize", "--delegate", "--auto_precision", "0.01", "--a16w8"], "leave out --a16w8"),
+    (["--quantize", "--delegate", "--max_npu_cycles", "100"], "budgets of --auto_precision"),
 ])
 def test_kiln_aot_16_bit_flags_refuse_what_they_cannot_do(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                          argv: list[str], message: str) -> None:
