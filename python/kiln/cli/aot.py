@@ -452,7 +452,9 @@ def run(args: argparse.Namespace) -> int:  # noqa: C901 - one step after the oth
         reference = _reference_outputs(args.model_name, model, inputs)
     quantized = None
     if args.quantize:
-        with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
+        precision = ("int8 and a16w8, chosen per layer" if args.auto_precision is not None else
+                     "a16w8" if args.a16w8 else "int8 and a16w8" if args.int16_layers else "int8")
+        with progress.step(f"quantizing to {precision} ({args.calibration_samples} calibration samples)"):
             quantized = _quantize(model, inputs, spec, args.calibration_samples, args.backend,
                                   a16w8=args.a16w8, int16_layers=args.int16_layers,
                                   auto_precision=None if args.auto_precision is None else

@@ -98,7 +98,7 @@ def relative_error(reference: Sequence[Sequence[np.ndarray]], values: Sequence[S
     return (num / den) ** 0.5 if den > 0 else float(num > 0)
 
 
-def _outputs(module: Any, samples: Sequence[tuple[Any, ...]]) -> list[list[np.ndarray]]:
+def outputs_of(module: Any, samples: Sequence[tuple[Any, ...]]) -> list[list[np.ndarray]]:
     results = []
     with torch.no_grad():
         for sample in samples:
@@ -174,7 +174,7 @@ class _Evaluator:
         self.inputs = example_inputs
         self.calibration = list(calibration)
         self.spec = compile_spec
-        self.reference = _outputs(model, self.calibration)
+        self.reference = outputs_of(model, self.calibration)
 
     def quantize(self, int16_modules: Sequence[str], activations: str = "int8",
                  int8_modules: Sequence[str] = ()) -> tuple[Any, float]:
@@ -186,7 +186,7 @@ class _Evaluator:
         for name in int8_modules:
             quantizer.set_module_name(name, get_symmetric_quantization_config())
         program = kiln.quantize(self.model, self.inputs, quantizer, self.calibration, progress=False)
-        return program, relative_error(self.reference, _outputs(program.module(), self.calibration))
+        return program, relative_error(self.reference, outputs_of(program.module(), self.calibration))
 
     def cost(self, program: Any) -> tuple[int | None, int | None]:
         """(NPU cycles, SRAM bytes) of the delegated program: sums over its delegates
