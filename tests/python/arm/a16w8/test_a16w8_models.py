@@ -19,6 +19,7 @@ Each model is quantized once per precision and compiled once per target (module 
 from __future__ import annotations
 
 import logging
+import operator
 from typing import Any
 
 import numpy as np
@@ -218,7 +219,9 @@ def test_operators_kept_int8_are_named_with_a_reason(compiled: Any) -> None:
 
 def test_int16_modules_choose_the_layers(compiled: Any) -> None:
     """Only the named submodule gets 16-bit activations: it reads its int8 input as it is and
-    writes int16, which the add (int8) requantizes; the mixed graph runs bit-exactly on the NPU."""
+    writes int16; the operators of the model's own forward after it (the add, pooling, mean)
+    follow it, and the `head` linear layer (int8) requantizes. The mixed graph runs
+    bit-exactly on the NPU."""
     entry = compiled("cnn")
     quantizer = EthosUQuantizer(EthosUCompileSpec("ethos-u55-128"), int16_modules=["project"])
     samples = [(t,) for t in entry["tests"]]
@@ -228,12 +231,15 @@ def test_int16_modules_choose_the_layers(compiled: Any) -> None:
              and n.args[-1] == torch.int16]
     int8 = [n for n in program.graph.nodes if n.op == "call_function" and n.target == quantize
             and n.args[-1] == torch.int8]
-    assert len(int16) == 1 and len(int8) >= 5
-    (convolved,) = int16
-    assert convolved.args[0].target == torch.ops.aten.convolution.default
-    assert tuple(convolved.args[0].args[1].meta["val"].shape) == (8, 8, 1, 1)  # the `project` convolution
-    requantized = [n for n in int8 if "dequantize" in str(n.args[0].target) and n.args[0].args[0] is convolved]
-    assert len(requantized) == 1  # int16 -> int8 for the add
+    aten = torch.ops.aten
+    sources = [n.args[0] for n in int16]
+    assert [s.target for s in sources if s.target != operator.getitem] == [
+        aten.convolution.default, aten.add.Tensor, aten.mean.dim]
+    assert tuple(sources[0].args[1].meta["val"].shape) == (8, 8, 1, 1)  # the `project` convolution
+    (head,) = [n for n in program.graph.nodes if n.target == aten.addmm.default]
+    head_input = head.args[1]  # dequantize <- quantize (int8) <- dequantize of the int16 mean
+    assert head_input.args[-1] == torch.int8 and head_input.args[0].args[0].args[-1] == torch.int16
+    assert len(int8) >= 3
     delegated = kiln.export(program, partitioner=EthosUPartitioner(EthosUCompileSpec("ethos-u55-128")))
     (delegate,) = delegated.compile_report.delegates
     tosa = delegate.preprocessed.tosa

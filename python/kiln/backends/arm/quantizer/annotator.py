@@ -96,7 +96,8 @@ class GraphAnnotator:
         an int8 operator: PT2E requantizes on that edge)."""
         if output_is_quantized(arg):
             produced = output_dtype(arg)
-            if produced == config.activation.dtype or (produced == torch.int8 and config.activation.dtype == torch.int16):
+            wanted = config.activation.dtype
+            if produced is None or produced == wanted or (produced == torch.int8 and wanted == torch.int16):
                 return SharedQuantizationSpec(arg)
         return config.activation
 

@@ -138,14 +138,16 @@ class EthosUQuantizer(Quantizer):
         return self.global_config
 
     def _config_following_producer(self, node: Node) -> QuantizationConfig | None:
-        """:meth:`config_for`, except that an operator without arithmetic (a view, a clamp:
-        patterns.SHARED) after a 16-bit producer takes the producer's 16-bit config: a
-        functional relu after a 16-bit layer belongs to no module of its own, and should
-        neither split the layer's fused activation nor requantize to int8 for nothing."""
+        """:meth:`config_for`, except that after a 16-bit producer an operator without
+        arithmetic (a view, a clamp: patterns.SHARED), or one written in the model's own
+        forward (no submodule of its own: a functional relu, mean, add), takes the producer's
+        16-bit config: such an operator should neither split the layer's fused activation
+        nor requantize to int8 for nothing."""
         config = self.config_for(node)
         source = node.args[0] if node.args else None
-        if node.target in patterns.SHARED and not is_int16(config) and isinstance(source, Node) \
-                and source.op == "call_function":
+        in_no_submodule = not any(_module_path(path) for path, _ in (node.meta.get("nn_module_stack") or {}).values())
+        if (node.target in patterns.SHARED or in_no_submodule) and not is_int16(config) \
+                and isinstance(source, Node) and source.op == "call_function":
             producer = self._config_following_producer(source)
             if is_int16(producer):
                 return producer
