@@ -9,7 +9,9 @@ output is quantized. An operator without a rule of its own is quantized at its o
 inputs and output, so that a backend that cannot run it leaves only it on the CPU; a
 pointwise function of one tensor is left to fuse into one lookup table, and a mask
 that hides softmax scores (-inf) is never quantized. Nodes whose config is None are
-left float.
+left float. With 16-bit (a16w8) configs a tensor is shared only between operators of one
+precision, except that a 16-bit operator reads an int8 tensor as it is; an int8 operator
+reading an int16 tensor gets its own observer, and PT2E requantizes on that edge.
 """
 
 from __future__ import annotations
