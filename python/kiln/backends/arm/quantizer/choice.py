@@ -33,6 +33,8 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
+from kiln import KilnError
+
 
 logger = logging.getLogger(__name__)
 
@@ -83,8 +85,9 @@ class PrecisionChoice:
         return "\n".join(lines)
 
 
-class PrecisionTargetError(ValueError):
-    """The error target or a budget is not a positive number."""
+class PrecisionTargetError(KilnError, ValueError):
+    """The error target or a budget is not a positive number, or a candidate layer named for
+    the choice is not one of the model's."""
 
 
 def relative_error(reference: Sequence[Sequence[np.ndarray]], values: Sequence[Sequence[np.ndarray]]) -> float:
