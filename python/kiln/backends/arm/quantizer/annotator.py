@@ -10,8 +10,9 @@ inputs and output, so that a backend that cannot run it leaves only it on the CP
 pointwise function of one tensor is left to fuse into one lookup table, and a mask
 that hides softmax scores (-inf) is never quantized. Nodes whose config is None are
 left float. With 16-bit (a16w8) configs a tensor is shared only between operators of one
-precision, except that a 16-bit operator reads an int8 tensor as it is; an int8 operator
-reading an int16 tensor gets its own observer, and PT2E requantizes on that edge.
+precision, except that a 16-bit convolution or linear layer reads an int8 tensor as it is;
+elsewhere a reader of the other precision gets its own observer, and PT2E requantizes on
+that edge.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from torchao.quantization.pt2e.quantizer import (
 
 from kiln.backends.arm.quantizer import patterns
 from kiln.backends.arm.quantizer.attention import MASKS_SOFTMAX
-from kiln.backends.arm.quantizer.config import QuantizationConfig, fixed_output_spec
+from kiln.backends.arm.quantizer.config import QuantizationConfig, fixed_output_spec, is_int16
 
 ANNOTATION_KEY = "quantization_annotation"
 
@@ -91,15 +92,18 @@ class GraphAnnotator:
         # output to share them; the Ethos-U lowering rescales (patterns.AVERAGE).
         self._shared_averages = shared_averages
 
-    def input_spec(self, arg: Node, config: QuantizationConfig) -> QuantizationSpecBase:
+    def input_spec(self, arg: Node, config: QuantizationConfig, *, reads_int8: bool = False) -> QuantizationSpecBase:
         """The producer's qparams when it is quantized to the same dtype, or to int8 for a
-        16-bit operator (which reads int8 as it is: requantizing to int16 would add an NPU
-        pass and no precision), else a fresh activation observer (an int16 producer read by
-        an int8 operator: PT2E requantizes on that edge)."""
+        16-bit operator that ``reads_int8`` (a convolution or linear layer: requantizing its
+        input to int16 would add an NPU pass and no precision), else a fresh activation
+        observer (PT2E requantizes on that edge). Elementwise operators always read one
+        dtype: Vela's MUL of an int8 and an int16 operand leaves the TOSA reference on the
+        virtual NPU (tests/python/arm/a16w8)."""
         if output_is_quantized(arg):
             produced = output_dtype(arg)
             wanted = config.activation.dtype
-            if produced is None or produced == wanted or (produced == torch.int8 and wanted == torch.int16):
+            if produced is None or produced == wanted or \
+                    (reads_int8 and produced == torch.int8 and wanted == torch.int16):
                 return SharedQuantizationSpec(arg)
         return config.activation
 
@@ -164,7 +168,7 @@ class GraphAnnotator:
         if not (_is_float_tensor(activation) and isinstance(weight, Node)):
             return
         inputs: dict[Node, QuantizationSpecBase] = {
-            activation: self.input_spec(activation, config),
+            activation: self.input_spec(activation, config, reads_int8=True),
             weight: config.weight_spec(node),
         }
         bias = node.args[2] if len(node.args) > 2 else None
@@ -224,11 +228,14 @@ class GraphAnnotator:
             return
         if torch.Tag.pointwise in node.target.tags and len(activations) == 1:
             source = activations[0]
-            if output_is_quantized(source) and output_dtype(source) == torch.int16 \
-                    and config.activation.dtype != torch.int16:
+            next_to_int16 = (output_is_quantized(source) and output_dtype(source) == torch.int16) or \
+                any(is_int16(self._config_for(user)) for user in node.users)
+            if next_to_int16 and config.activation.dtype != torch.int16:
                 # A lookup table reads and writes int8 codes: requantize a 16-bit producer's
-                # output to int8 on the way in, and let a 16-bit consumer requantize the table's.
-                _annotate(node, {source: config.activation}, config.activation)
+                # output to int8 on the way in, and quantize the table's own output to int8
+                # (a 16-bit consumer requantizes it) instead of letting the consumer's
+                # 16-bit observer end the table's region.
+                _annotate(node, {source: self.input_spec(source, config)}, config.activation)
             return
         _annotate(node, {a: self.input_spec(a, config) for a in activations}, config.activation)
 

@@ -19,6 +19,8 @@
    (the gains do not add up exactly) and compiled with Vela for its cost (NPU cycles, SRAM).
    A move that breaks a budget is undone and the next layer tried; the walk stops as soon as
    the error target is met.
+   If every layer in 16 bits is as accurate and costs no more than the mix (each boundary
+   between int8 and 16-bit layers is a requantization pass), the choice is all-a16w8.
 3. **Report.** One row per candidate: its gain, the precision chosen, the error and the cost
    after the move. When the target cannot be met within the budget, the result says so and
    keeps the best choice found.
@@ -69,6 +71,8 @@ class PrecisionChoice:
     layers: list[LayerChoice] = field(default_factory=list)
     program: Any = None  # the quantized ExportedProgram of the choice
     summary: str = ""
+    # EthosUQuantizer(spec, activations=..., int16_modules=...) quantizes the same way
+    activations: str = "int8"
 
     def table(self) -> str:
         """The per-layer report (candidates in order of gain)."""
@@ -252,7 +256,7 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
     int8_program, int8_error = evaluator.quantize([])
     int8_cycles, int8_sram = evaluator.cost(int8_program)
     a16w8_program, a16w8_error = evaluator.quantize([], activations="int16")
-    a16w8_cycles, _ = evaluator.cost(a16w8_program)
+    a16w8_cycles, a16w8_sram = evaluator.cost(a16w8_program)
     rows = []
     for layer in layers:
         _, error = evaluator.quantize([], activations="int16", int8_modules=layer.modules)
@@ -285,11 +289,24 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
         if row.precision == "int16" and row.name not in best_chosen:
             row.precision, row.note = "int8", "undone: a later state was no better"
     chosen = best_chosen
+    activations = "int8"
+    if a16w8_error <= max(error, max_error) and a16w8_cycles is not None and cycles is not None \
+            and a16w8_cycles <= cycles:
+        # Every boundary between int8 and 16-bit layers is a requantization pass: when all
+        # layers in 16 bits cost no more than the mixed choice and are as accurate, take them.
+        if not _over_budget(a16w8_cycles, a16w8_sram, max_npu_cycles, max_sram_bytes):
+            for row in rows:
+                if row.precision != "int16":
+                    row.note = (row.note + "; " if row.note else "") + "16-bit: all layers cost less than the mix"
+                row.precision = "int16"
+            chosen = [layer.name for layer in layers]
+            program, error, cycles, sram = a16w8_program, a16w8_error, a16w8_cycles, a16w8_sram
+            activations = "int16"
     met = error <= max_error
-    modules = [m for name in chosen for m in modules_of[name]]
+    modules = [] if activations == "int16" else [m for name in chosen for m in modules_of[name]]
     summary = (f"per-layer precision for {getattr(compile_spec, 'target', compile_spec)}: "
                f"{len(chosen)} of {len(rows)} layers 16-bit, error vs fp32 {error:.3e} "
                f"(target {max_error:.3e}: {'met' if met else 'NOT met, best found'}; all int8 {int8_error:.3e}, "
                f"all a16w8 {a16w8_error:.3e}), NPU cycles {cycles} (all int8 {int8_cycles}, all a16w8 {a16w8_cycles})")
     return PrecisionChoice(modules, error, int8_error, cycles, sram, int8_cycles, a16w8_error, a16w8_cycles, met,
-                           rows, program, summary)
+                           rows, program, summary, activations)

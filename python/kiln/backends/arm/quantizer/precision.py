@@ -16,8 +16,8 @@ functions (sigmoid, tanh, GELU ...: Kiln builds 256-entry int8 tables, not TOSA'
 interpolated 513-entry int16 ones), softmax and layer norm (their integer decompositions
 are written for int8 inputs), transposed convolutions, matrix products of two computed
 tensors, resizes, gathers. PT2E inserts the requantization between an int16 producer and
-an int8 consumer, which the lowering emits as a RESCALE; a 16-bit operator reads an int8
-producer as it is (annotator.GraphAnnotator.input_spec), and the operators of the model's
+an int8 consumer (and the reverse), which the lowering emits as a RESCALE; a 16-bit
+convolution or linear layer reads an int8 producer as it is (annotator.GraphAnnotator.input_spec), and the operators of the model's
 own forward after a 16-bit layer follow its precision (EthosUQuantizer), so that precision
 changes cost as few NPU passes as possible.
 """
