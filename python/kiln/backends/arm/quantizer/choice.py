@@ -19,8 +19,9 @@
    (the gains do not add up exactly) and compiled with Vela for its cost (NPU cycles, SRAM).
    A move that breaks a budget is undone and the next layer tried; the walk stops as soon as
    the error target is met.
-   If every layer in 16 bits is as accurate and costs no more than the mix (each boundary
-   between int8 and 16-bit layers is a requantization pass), the choice is all-a16w8.
+   If every layer in 16 bits meets the target at no more cost than the mix (each boundary
+   between int8 and 16-bit layers is a requantization pass), or the mix misses the target
+   and all-a16w8 does better, the choice is all-a16w8.
 3. **Report.** One row per candidate: its gain, the precision chosen, the error and the cost
    after the move. When the target cannot be met within the budget, the result says so and
    keeps the best choice found.
@@ -124,16 +125,20 @@ _WEIGHTED = (torch.ops.aten.conv1d.default, torch.ops.aten.conv1d.padding, torch
 
 @dataclass(frozen=True)
 class Layer:
-    """A candidate for 16 bits: a weighted leaf module (convolution, linear, recurrent layer)
-    and the leaf modules after it up to the next weighted one (its batch norm, activation,
-    pooling), which move with it so that a fused group never changes precision inside."""
+    """A candidate for 16 bits: the module holding a weighted operator (convolution, linear,
+    recurrent layer; attention holds its input projection) and the modules after it up to
+    the next weighted one (its batch norm, activation, pooling), which move with it so that
+    a fused group never changes precision inside."""
 
-    name: str  # the weighted module's name
+    name: str  # the weighted operator's module
     module_type: str
     modules: tuple[str, ...]  # every module name that moves (the weighted one first)
 
 
-def _leaf_path(node: torch.fx.Node, leaves: set[str]) -> tuple[str, str] | None:
+def _innermost_module(node: torch.fx.Node) -> tuple[str, str] | None:
+    """(name, type name) of the innermost submodule whose forward holds ``node`` (None for
+    the model's own forward). Not always a leaf: attention computes its input projection in
+    its own forward."""
     stack = list((node.meta.get("nn_module_stack") or {}).values())
     if not stack:
         return None
@@ -141,7 +146,7 @@ def _leaf_path(node: torch.fx.Node, leaves: set[str]) -> tuple[str, str] | None:
     name = str(path)
     for prefix in ("L['self'].", "L__self__."):
         name = name[len(prefix):] if name.startswith(prefix) else name
-    if name not in leaves:
+    if not name or name.startswith("L["):
         return None
     return name, getattr(module_type, "__name__", str(module_type).rsplit(".", 1)[-1])
 
@@ -152,13 +157,12 @@ def candidate_layers(model: torch.nn.Module, example_inputs: tuple[Any, ...]) ->
     from kiln.export.edge import torch_export
 
     exported = torch_export(model.eval(), example_inputs, what="choosing per-layer precision")
-    leaves = {name for name, module in model.named_modules() if name and not list(module.children())}
     groups: list[tuple[str, str, list[str]]] = []
     before_first: list[str] = []
     for node in exported.graph.nodes:
         if node.op != "call_function":
             continue
-        found = _leaf_path(node, leaves)
+        found = _innermost_module(node)
         if found is None:
             continue
         name, module_type = found
@@ -290,14 +294,18 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
             row.precision, row.note = "int8", "undone: a later state was no better"
     chosen = best_chosen
     activations = "int8"
-    if a16w8_error <= max(error, max_error) and a16w8_cycles is not None and cycles is not None \
-            and a16w8_cycles <= cycles:
-        # Every boundary between int8 and 16-bit layers is a requantization pass: when all
-        # layers in 16 bits cost no more than the mixed choice and are as accurate, take them.
+    mix_met = error <= max_error
+    # Every boundary between int8 and 16-bit layers is a requantization pass, and operators
+    # outside the candidates' modules stay int8 in a mix: all layers in 16 bits win when they
+    # meet the target at no more cost than the mix, or when the mix misses it and they do better.
+    all_wins = (not mix_met and a16w8_error < error) or \
+        (mix_met and a16w8_error <= max_error and a16w8_cycles is not None and cycles is not None
+         and a16w8_cycles <= cycles)
+    if all_wins:
         if not _over_budget(a16w8_cycles, a16w8_sram, max_npu_cycles, max_sram_bytes):
             for row in rows:
                 if row.precision != "int16":
-                    row.note = (row.note + "; " if row.note else "") + "16-bit: all layers cost less than the mix"
+                    row.note = (row.note + "; " if row.note else "") + "16-bit: all layers in 16 bits beat the mix"
                 row.precision = "int16"
             chosen = [layer.name for layer in layers]
             program, error, cycles, sram = a16w8_program, a16w8_error, a16w8_cycles, a16w8_sram
