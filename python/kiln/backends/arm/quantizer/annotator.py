@@ -97,8 +97,9 @@ class GraphAnnotator:
         16-bit operator that ``reads_int8`` (a convolution or linear layer: requantizing its
         input to int16 would add an NPU pass and no precision), else a fresh activation
         observer (PT2E requantizes on that edge). Elementwise operators always read one
-        dtype: Vela's MUL of an int8 and an int16 operand leaves the TOSA reference on the
-        virtual NPU (tests/python/arm/a16w8)."""
+        dtype: a MUL of an int8 (lookup table) and an int16 operand, as Vela compiles it,
+        leaves the TOSA reference on the virtual NPU (whether Vela's stream or the vNPU's
+        model of it is at fault is not settled yet; tests/python/arm/a16w8, GatedCell)."""
         if output_is_quantized(arg):
             produced = output_dtype(arg)
             wanted = config.activation.dtype
