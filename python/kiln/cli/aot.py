@@ -4,7 +4,9 @@ Four flows:
 
 * fp32 CPU (default): export -> core ATen -> out-variant calls -> memory planning -> .pte
   run by Kiln's portable kernels (``--evaluate`` runs it on Kiln's runtime).
-* ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels.
+* ``--quantize``: int8 (PT2E, Ethos-U quantizer) run by the portable quantized kernels;
+  ``--a16w8`` / ``--int16_layers`` give all or named layers 16-bit activations (int8 weights),
+  ``--auto_precision`` chooses the layers from measured error under NPU cycle/SRAM budgets.
 * ``--quantize --target cortex-m55`` (or -m4, -m7, -m33, -m85): int8 for CMSIS-NN's
   arithmetic, lowered to the ``cortex_m::`` kernels (kiln.backends.cortex_m).
 * ``--quantize --delegate``: the NPU-supported parts become Ethos-U delegates
@@ -46,6 +48,8 @@ EPILOG = """examples:
   kiln-aot --model_name mv2 --quantize --target cortex-m55 --evaluate
   kiln-aot --model_name my_net.py:MyNet --output my_net.pte --intermediates out/my_net
   kiln-aot --model_name mv2 --delegate --backend xnnpack --quantize
+  kiln-aot --model_name dscnn --quantize --delegate --a16w8 --evaluate
+  kiln-aot --model_name transformer --quantize --delegate --auto_precision 0.01 --max_npu_cycles 200000
 """
 
 
@@ -77,6 +81,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--unplanned_io", action="store_true",
                         help="leave inputs and outputs out of the planned memory (the caller provides them)")
     add_compile_options(parser)
+    parser.add_argument("--a16w8", action="store_true",
+                        help="with --quantize for the Ethos-U: 16-bit activations and int8 weights everywhere the "
+                             "NPU computes in 16 bits; the other operators keep int8, each named with its reason")
+    parser.add_argument("--int16_layers", "--int16-layers", dest="int16_layers", metavar="NAME,...",
+                        help="with --quantize for the Ethos-U: 16-bit activations in these submodules only "
+                             "(names as in model.named_modules()), int8 elsewhere")
+    parser.add_argument("--auto_precision", "--auto-precision", dest="auto_precision", type=float,
+                        metavar="MAX_ERROR",
+                        help="with --quantize --delegate: move the layers that matter most to 16-bit activations "
+                             "until the output's relative RMS error vs fp32 on the calibration samples is at most "
+                             "MAX_ERROR (e.g. 0.01), and print the per-layer choice")
+    parser.add_argument("--max_npu_cycles", type=int, metavar="N",
+                        help="with --auto_precision: a layer move that takes Vela's NPU cycle estimate over N is undone")
+    parser.add_argument("--max_sram_bytes", type=int, metavar="N",
+                        help="with --auto_precision: a layer move that takes the NPU's SRAM use over N bytes is undone")
     return parser
 
 
@@ -236,9 +255,8 @@ def run(args: argparse.Namespace) -> int:
         reference = _reference_outputs(args.model_name, model, inputs)
     quantized = None
     if args.quantize:
-        with progress.step(f"quantizing to int8 ({args.calibration_samples} calibration samples)"):
-            quantized = kiln.quantize(model, inputs, flow.quantizer(),
-                                      calibration_samples(inputs, args.calibration_samples), progress=False)
+        with progress.step(f"quantizing to {flow.precision()} ({args.calibration_samples} calibration samples)"):
+            quantized = flow.quantize(model, inputs, calibration_samples(inputs, args.calibration_samples))
     partitioner, cpu_lowering = flow.partitioner(), flow.cpu_lowering()
     with progress.step(f"exporting, {flow.export_step}lowering, planning memory"):
         program = kiln.export(quantized if quantized is not None else model, inputs, partitioner=partitioner,

@@ -91,10 +91,42 @@ class CpuFlow:
     def default_name(self, stem: str) -> str:
         return f"{stem}_int8.pte" if self.args.quantize else f"{stem}.pte"
 
-    def quantizer(self) -> Any:
+    def quantizer(self, model: Any = None) -> Any:
+        """The Ethos-U scheme: int8, or 16-bit activations (``--a16w8``, or in the submodules
+        ``--int16_layers`` names, each checked against ``model``)."""
         from kiln.backends.arm import EthosUQuantizer
 
-        return EthosUQuantizer(self.spec)
+        names = [name.strip() for name in (getattr(self.args, "int16_layers", None) or "").split(",") if name.strip()]
+        if names and model is not None:
+            _check_submodules(model, names)
+        return EthosUQuantizer(self.spec, activations="int16" if getattr(self.args, "a16w8", False) else "int8",
+                               int16_modules=names)
+
+    def precision(self) -> str:
+        """What ``--quantize`` quantizes to, for the progress line."""
+        if getattr(self.args, "auto_precision", None) is not None:
+            return "int8 and a16w8, chosen per layer"
+        return "a16w8" if getattr(self.args, "a16w8", False) else \
+            "int8 and a16w8" if getattr(self.args, "int16_layers", None) else "int8"
+
+    def quantize(self, model: Any, inputs: Any, samples: list[Any]) -> Any:
+        """The quantized program; operators a 16-bit request left int8 are printed with why."""
+        import kiln
+
+        if getattr(self.args, "auto_precision", None) is not None:
+            from kiln.backends.arm.quantizer.choice import choose_precision
+
+            choice = choose_precision(model, inputs, samples, self.spec, max_error=self.args.auto_precision,
+                                      max_npu_cycles=self.args.max_npu_cycles,
+                                      max_sram_bytes=self.args.max_sram_bytes)
+            print(choice.table())
+            return choice.program
+        quantizer = self.quantizer(model)
+        program = kiln.quantize(model, inputs, quantizer, samples, progress=False)
+        for kept in getattr(quantizer, "kept_int8", []):
+            print(f"kept int8: {kept.node} ({kept.operator}{', in ' + kept.module if kept.module else ''}): "
+                  f"{kept.reason}")
+        return program
 
     def partitioner(self) -> Any:
         return None
@@ -126,7 +158,7 @@ class CortexMFlow(CpuFlow):
     def default_name(self, stem: str) -> str:
         return f"{stem}_{self.target}.pte"
 
-    def quantizer(self) -> Any:
+    def quantizer(self, model: Any = None) -> Any:
         from kiln.backends.cortex_m import CortexMQuantizer
 
         return CortexMQuantizer(self.target)
@@ -186,7 +218,7 @@ class XnnpackFlow(CpuFlow):
     def default_name(self, stem: str) -> str:
         return f"{stem}_int8_xnnpack.pte" if self.args.quantize else f"{stem}_xnnpack.pte"
 
-    def quantizer(self) -> Any:
+    def quantizer(self, model: Any = None) -> Any:
         from kiln.backends.xnnpack import XnnpackQuantizer
 
         return XnnpackQuantizer()
@@ -208,6 +240,7 @@ def choose_flow(args: argparse.Namespace) -> CpuFlow:
 
     if not kiln.models.is_model_file(args.model_name):
         kiln.models.describe(args.model_name)  # an unknown name fails here, before torch is imported
+    _check_precision_flags(args)
     if args.backend == "xnnpack":
         return _xnnpack_flow(args)
     if args.calibration_samples < 1:
@@ -233,6 +266,44 @@ def choose_flow(args: argparse.Namespace) -> CpuFlow:
         raise KilnError(f"{' '.join(npu_flags)} applies only with --delegate (add --quantize --delegate to run "
                         "on the NPU); without it the whole program runs on the CPU")
     return EthosUFlow(args, spec) if args.delegate else CpuFlow(args, spec)
+
+
+def _check_precision_flags(args: argparse.Namespace) -> None:
+    """--a16w8, --int16_layers, --auto_precision and its budgets: the Ethos-U's 16-bit
+    activations, each flag only where it means something."""
+    from kiln import KilnError
+
+    a16w8, int16_layers = getattr(args, "a16w8", False), getattr(args, "int16_layers", None)
+    auto, cycles, sram = (getattr(args, name, None) for name in ("auto_precision", "max_npu_cycles", "max_sram_bytes"))
+    if not (a16w8 or int16_layers or auto is not None or cycles is not None or sram is not None):
+        return
+    if args.backend == "xnnpack" or (args.target is not None and is_cortex_m_name(args.target)):
+        raise KilnError("--a16w8, --int16_layers and --auto_precision are for the Ethos-U quantizer (16-bit "
+                        "activations on the NPU); the XNNPACK and cortex_m:: kernels are int8")
+    if (a16w8 or int16_layers) and not args.quantize:
+        raise KilnError("--a16w8 and --int16_layers choose the precision of --quantize: add --quantize")
+    if auto is not None and not (args.quantize and args.delegate):
+        raise KilnError("--auto_precision needs --quantize --delegate: it measures NPU cycles and SRAM of each choice")
+    if auto is not None and (a16w8 or int16_layers):
+        raise KilnError("--auto_precision chooses the 16-bit layers itself: leave out --a16w8 and --int16_layers")
+    if (cycles is not None or sram is not None) and auto is None:
+        raise KilnError("--max_npu_cycles and --max_sram_bytes are budgets of --auto_precision: add it")
+    if a16w8 and int16_layers:
+        raise KilnError("--a16w8 makes every layer 16-bit already: give it or --int16_layers, not both")
+
+
+def _check_submodules(model: Any, names: list[str]) -> None:
+    """Each of ``names`` is a submodule of ``model`` (a typo is a named error with the nearest name)."""
+    import difflib
+
+    from kiln import KilnError
+
+    known = [name for name, _ in model.named_modules() if name]
+    for name in names:
+        if name not in known:
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise KilnError(f"--int16_layers: the model has no submodule {name!r}{hint}")
 
 
 def _cortex_m_flow(args: argparse.Namespace) -> CortexMFlow:

@@ -14,6 +14,10 @@ import json
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
+#: ``graph_module.meta`` key under which a quantizer leaves, in the quantized program, the
+#: operators it kept at a lower precision than asked for (one line each, with the reason).
+PRECISION_NOTES_KEY = "kiln_precision_notes"
+
 
 @dataclass(frozen=True)
 class NodeDecision:
@@ -47,6 +51,8 @@ class PartitionReport:
     partitions: list[PartitionSummary] = field(default_factory=list)
     # Subgraphs the backend rejected and that were tried again in parts, with the reason.
     splits: list[str] = field(default_factory=list)
+    # Operators the quantizer kept at a lower precision than asked for (16-bit), with why.
+    precision: list[str] = field(default_factory=list)
 
     @property
     def delegated_nodes(self) -> int:
@@ -109,6 +115,7 @@ class PartitionReport:
             ops = ", ".join(f"{name} x{n}" for name, n in partition.operator_counts.items())
             lines.append(f"  subgraph {partition.name}: {len(partition.nodes)} nodes ({ops})")
         lines.extend(f"  {split}" for split in self.splits)
+        lines.extend(f"  precision: {note}" for note in self.precision)
         return "\n".join(lines)
 
     def to_json(self) -> str:
@@ -123,6 +130,7 @@ class PartitionReport:
                 "decisions": [asdict(d) for d in self.decisions],
                 "partitions": [asdict(p) for p in self.partitions],
                 "splits": self.splits,
+                "precision": self.precision,
             },
             indent=2,
         )

@@ -66,7 +66,9 @@ def copy_graph_module(program: ExportedProgram) -> torch.fx.GraphModule:
     outputs = graph.graph_copy(program.graph_module.graph, copies)
     graph.output(outputs)
     _keep_names(copies)
-    return torch.fx.GraphModule(program.graph_module, graph)
+    module = torch.fx.GraphModule(program.graph_module, graph)
+    module.meta.update(program.graph_module.meta)  # what earlier stages noted (the quantizer's precision)
+    return module
 
 
 def _keep_names(copies: Mapping[torch.fx.Node, torch.fx.Node]) -> None:

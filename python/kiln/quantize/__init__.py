@@ -21,6 +21,7 @@ from typing import Any
 
 from kiln.passes.quantization_parameters import QuantizationScaleError
 from kiln.quantize.driver import (
+    CalibrationDataError,
     QuantizationError,
     calibrate,
     convert,
@@ -39,4 +40,4 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["QuantizationError", "QuantizationScaleError", "calibrate", "convert", "prepare", "prepare_qat", "quantize"]
+__all__ = ["CalibrationDataError", "QuantizationError", "QuantizationScaleError", "calibrate", "convert", "prepare", "prepare_qat", "quantize"]

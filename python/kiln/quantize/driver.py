@@ -96,6 +96,40 @@ def prepare_qat(model: torch.nn.Module, example_inputs: Any, quantizer: Quantize
     return prepared
 
 
+class CalibrationDataError(QuantizationError):
+    """A calibration sample does not match the example inputs (count, shape or dtype).
+
+    Attributes:
+        sample: index of the sample; position: index of the input within it (None when the
+        count differs).
+    """
+
+    def __init__(self, message: str, sample: int, position: int | None) -> None:
+        super().__init__(message)
+        self.sample = sample
+        self.position = position
+
+
+def check_calibration_sample(sample: Any, index: int, example_inputs: tuple[Any, ...]) -> None:
+    """Raises :class:`CalibrationDataError` unless ``sample`` has the example inputs' tensors:
+    the same count, shapes and dtypes (observers would measure the wrong tensors, or the
+    graph exported for those shapes would fail deep inside with torch's error)."""
+    args = _as_args(sample)
+    if len(args) != len(example_inputs):
+        raise CalibrationDataError(f"calibration sample {index} has {len(args)} inputs; the model's example "
+                                   f"inputs are {len(example_inputs)}", index, None)
+    for position, (given, expected) in enumerate(zip(args, example_inputs)):
+        if not isinstance(expected, torch.Tensor):
+            continue
+        if not isinstance(given, torch.Tensor):
+            raise CalibrationDataError(f"calibration sample {index}, input {position}: expected a tensor, got "
+                                       f"{type(given).__name__}", index, position)
+        if tuple(given.shape) != tuple(expected.shape) or given.dtype != expected.dtype:
+            raise CalibrationDataError(
+                f"calibration sample {index}, input {position}: {given.dtype} {tuple(given.shape)} does not match "
+                f"the example input's {expected.dtype} {tuple(expected.shape)}", index, position)
+
+
 def _as_args(sample: Any) -> tuple[Any, ...]:
     return sample if isinstance(sample, tuple) else (tuple(sample) if isinstance(sample, list) else (sample,))
 
@@ -126,15 +160,20 @@ def _pass_through(x: torch.Tensor) -> torch.Tensor:
 
 def calibrate(prepared: GraphModule, samples: Iterable[Any], *, progress: bool = True) -> int:
     """Runs ``prepared`` on every sample (a tuple of inputs, or one tensor); returns the count.
+    A sample whose tensors differ from the example inputs in count, shape or dtype raises
+    :class:`CalibrationDataError`.
 
     Weight observers see their constant weight on the first sample only (later samples
     would recompute the same per-channel ranges: a quarter of a MobileNetV2 pass).
     """
     count = 0
+    example_inputs = prepared.meta.get(_EXAMPLE_INPUTS_KEY)
     weight_observers = _constant_observers(prepared)
     try:
         with torch.no_grad():
             for sample in track(samples, "calibrating", enabled=progress):
+                if example_inputs is not None:
+                    check_calibration_sample(sample, count, example_inputs)
                 try:
                     prepared(*_as_args(sample))
                 except Exception as error:
@@ -291,6 +330,9 @@ def quantize(
     count = calibrate(prepared, calibration_data, progress=progress)
     calibrated_at = time.perf_counter()
     program = convert(prepared, inputs)
+    record_precision = getattr(quantizer, "record_precision", None)
+    if record_precision is not None:  # what a quantizer could not give the precision asked for
+        record_precision(program)
     logger.info("quantized %s: export+prepare %.2f s, calibration %.2f s (%d samples), convert+export %.2f s",
                 type(model).__name__, prepared_at - started, calibrated_at - prepared_at, count,
                 time.perf_counter() - calibrated_at)

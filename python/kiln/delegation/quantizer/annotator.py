@@ -9,7 +9,10 @@ output is quantized. An operator without a rule of its own is quantized at its o
 inputs and output, so that a backend that cannot run it leaves only it on the CPU; a
 pointwise function of one tensor is left to fuse into one lookup table, and a mask
 that hides softmax scores (-inf) is never quantized. Nodes whose config is None are
-left float.
+left float. With 16-bit (a16w8) configs a tensor is shared only between operators of one
+precision, except that a 16-bit convolution or linear layer reads an int8 tensor as it is;
+elsewhere a reader of the other precision gets its own observer, and PT2E requantizes on
+that edge.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from torchao.quantization.pt2e.quantizer import (
 
 from kiln.delegation.quantizer import patterns
 from kiln.delegation.quantizer.attention import MASKS_SOFTMAX
-from kiln.delegation.quantizer.config import QuantizationConfig, fixed_output_spec
+from kiln.delegation.quantizer.config import QuantizationConfig, fixed_output_spec, is_int16
 
 ANNOTATION_KEY = "quantization_annotation"
 
@@ -43,6 +46,23 @@ def is_annotated(node: Node) -> bool:
 def output_is_quantized(node: Node) -> bool:
     annotation = node.meta.get(ANNOTATION_KEY)
     return annotation is not None and annotation.output_qspec is not None
+
+
+def output_dtype(node: Node) -> torch.dtype | None:
+    """The integer dtype ``node``'s output is quantized to (following shared specs)."""
+    seen: set[int] = set()
+    spec = node.meta[ANNOTATION_KEY].output_qspec if output_is_quantized(node) else None
+    while isinstance(spec, SharedQuantizationSpec) and id(spec) not in seen:
+        seen.add(id(spec))
+        edge = spec.edge_or_node
+        if isinstance(edge, Node):
+            annotation = edge.meta.get(ANNOTATION_KEY)
+            spec = annotation.output_qspec if annotation is not None else None
+        else:
+            source, user = edge
+            annotation = user.meta.get(ANNOTATION_KEY)
+            spec = annotation.input_qspec_map.get(source) if annotation is not None else None
+    return getattr(spec, "dtype", None)
 
 
 def _is_float_tensor(node: object) -> bool:
@@ -72,9 +92,21 @@ class GraphAnnotator:
         # output to share them; the Ethos-U lowering rescales (patterns.AVERAGE).
         self._shared_averages = shared_averages
 
-    def input_spec(self, arg: Node, config: QuantizationConfig) -> QuantizationSpecBase:
-        """The producer's qparams when it is quantized, else a fresh activation observer."""
-        return SharedQuantizationSpec(arg) if output_is_quantized(arg) else config.activation
+    def input_spec(self, arg: Node, config: QuantizationConfig, *, reads_int8: bool = False) -> QuantizationSpecBase:
+        """The producer's qparams when it is quantized to the same dtype, or to int8 for a
+        16-bit operator that ``reads_int8`` (a convolution or linear layer: requantizing its
+        input to int16 would add an NPU pass and no precision), else a fresh activation
+        observer (PT2E requantizes on that edge). Elementwise operators always read one
+        dtype: a MUL of an int8 (lookup table) and an int16 operand, as Vela compiles it,
+        leaves the TOSA reference on the virtual NPU (whether Vela's stream or the vNPU's
+        model of it is at fault is not settled yet; tests/python/arm/a16w8, GatedCell)."""
+        if output_is_quantized(arg):
+            produced = output_dtype(arg)
+            wanted = config.activation.dtype
+            if produced is None or produced == wanted or \
+                    (reads_int8 and produced == torch.int8 and wanted == torch.int16):
+                return SharedQuantizationSpec(arg)
+        return config.activation
 
     def annotate(self, graph: torch.fx.Graph) -> None:
         for node in graph.nodes:
@@ -137,7 +169,7 @@ class GraphAnnotator:
         if not (_is_float_tensor(activation) and isinstance(weight, Node)):
             return
         inputs: dict[Node, QuantizationSpecBase] = {
-            activation: self.input_spec(activation, config),
+            activation: self.input_spec(activation, config, reads_int8=True),
             weight: config.weight_spec(node),
         }
         bias = node.args[2] if len(node.args) > 2 else None
@@ -196,6 +228,15 @@ class GraphAnnotator:
         if not activations:
             return
         if torch.Tag.pointwise in node.target.tags and len(activations) == 1:
+            source = activations[0]
+            next_to_int16 = (output_is_quantized(source) and output_dtype(source) == torch.int16) or \
+                any(is_int16(self._config_for(user)) for user in node.users)
+            if next_to_int16 and config.activation.dtype != torch.int16:
+                # A lookup table reads and writes int8 codes: requantize a 16-bit producer's
+                # output to int8 on the way in, and quantize the table's own output to int8
+                # (a 16-bit consumer requantizes it) instead of letting the consumer's
+                # 16-bit observer end the table's region.
+                _annotate(node, {source: self.input_spec(source, config)}, config.activation)
             return
         _annotate(node, {a: self.input_spec(a, config) for a in activations}, config.activation)
 

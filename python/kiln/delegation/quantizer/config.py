@@ -154,3 +154,50 @@ def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
         quant_max=ACTIVATION_QMAX,
         qscheme=torch.per_tensor_affine,
     )
+
+
+# 16-bit activations are symmetric: TOSA 1.0 takes a zero point of 0 for int16 inputs of
+# CONV2D, MATMUL and RESCALE, and -32768 is left out so that the range is symmetric.
+ACTIVATION16_QMIN, ACTIVATION16_QMAX = -32767, 32767
+# int8's smallest scale (2**-16) would cap a 16-bit tensor's range below 0.5 at a coarser
+# step than its codes allow. The floor still matters for tensors that calibrate to (almost)
+# nothing, such as a recurrent layer's first products with its zero initial state: 2**-30
+# saturated them on a GRU (its error doubled), 2**-24 (ranges down to 2e-3) does not.
+_EPS16 = 2.0**-24
+
+
+def get_a16w8_quantization_config(
+    *,
+    per_channel: bool = True,
+    is_qat: bool = False,
+    observer: ObserverKind = "minmax",
+) -> QuantizationConfig:
+    """a16w8: int16 symmetric per-tensor activations, int8 per-channel symmetric weights.
+
+    The weights and the int32 bias (input scale x weight scale) are those of
+    :func:`get_symmetric_quantization_config`; the Ethos-U accumulates int16 x int8
+    products in 48 (U55/U65) or 64 (U85) bits. Operators that the Ethos-U lowering cannot
+    run in 16 bits keep int8 activations (:mod:`kiln.backends.arm.quantizer.precision`).
+    """
+    int8 = get_symmetric_quantization_config(per_channel=per_channel, is_qat=is_qat, observer=observer)
+    if is_qat:
+        activation_ctr = FusedMovingAvgObsFakeQuantize.with_args(eps=_EPS16)
+    else:
+        activation_ctr = {
+            "minmax": MinMaxObserver,
+            "moving_average": MovingAverageMinMaxObserver,
+            "histogram": HistogramObserver,
+        }[observer].with_args(eps=_EPS16)
+    activation = QuantizationSpec(
+        dtype=torch.int16,
+        quant_min=ACTIVATION16_QMIN,
+        quant_max=ACTIVATION16_QMAX,
+        qscheme=torch.per_tensor_symmetric,
+        observer_or_fake_quant_ctr=activation_ctr,
+    )
+    return dataclasses.replace(int8, activation=activation)
+
+
+def is_int16(config: QuantizationConfig | None) -> bool:
+    """True for a config with 16-bit activations."""
+    return config is not None and config.activation.dtype == torch.int16

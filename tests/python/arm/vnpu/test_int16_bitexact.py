@@ -1,9 +1,9 @@
 """16-bit activations on the virtual Ethos-U vs the TOSA reference model, bit for bit, on
 ethos-u55-128, ethos-u55-64 and ethos-u65-256: int16 x int8 convolutions with INT48
 accumulators (16-bit RESCALE multipliers), int16 elementwise ADD/MUL through int32,
-pooling, RESCALE and CLAMP. Kiln's own lowering emits int8 only today; these graphs
-are what Vela gets from int16 (a16w8) TOSA, and they exercise the vNPU's 16-bit IFM,
-OFM and output-stage paths. A 16-bit TABLE (interpolating 512-entry LUT) is not
+pooling, RESCALE and CLAMP. These hand-built graphs pin down the vNPU's 16-bit IFM, OFM
+and output-stage paths; Kiln's own a16w8 lowering is checked end to end in
+tests/python/arm/a16w8. A 16-bit TABLE (interpolating 512-entry LUT) is not
 modelled: the vNPU says so with a named error.
 """
 

@@ -41,7 +41,7 @@ from kiln.delegation.grouping import (
     units_in_order,
 )
 from kiln.delegation.interfaces import PartitionResult, Partitioner
-from kiln.delegation.report import NodeDecision, PartitionReport, PartitionSummary
+from kiln.delegation.report import PRECISION_NOTES_KEY, NodeDecision, PartitionReport, PartitionSummary
 from kiln import ExportError
 from kiln.passes.delegation import extract_subgraph, is_dequantize, operator_name
 
@@ -94,6 +94,7 @@ class EthosUPartitioner(Partitioner):
             found = {node: reason for node, reason in _vela_limits(result.partitions, constants, self.compile_spec)
                      if node not in refused}
             if not found:
+                result.report.precision = list(graph_module.meta.get(PRECISION_NOTES_KEY, ()))
                 return result
             logger.info("%s: Vela would refuse what %d node(s) lower to: %s; partitioning again", self.target,
                         len(found), ", ".join(found))

@@ -3,6 +3,7 @@
 from kiln.delegation.quantizer.config import (
     QuantizationConfig,
     fixed_output_spec,
+    get_a16w8_quantization_config,
     get_symmetric_quantization_config,
 )
 from kiln.backends.arm.quantizer.quantizer import EthosUQuantizer
@@ -11,5 +12,6 @@ __all__ = [
     "EthosUQuantizer",
     "QuantizationConfig",
     "fixed_output_spec",
+    "get_a16w8_quantization_config",
     "get_symmetric_quantization_config",
 ]

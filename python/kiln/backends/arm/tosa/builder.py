@@ -78,14 +78,16 @@ class TosaBuilder:
         """A constant tensor holding ``values`` (dtype from the array unless given)."""
         array = np.ascontiguousarray(values)
         tosa_type = dtype if dtype is not None else tosa_dtype(array.dtype)
-        tensor = self._graph.addConst(list(array.shape), tosa_type, array, name=self.unique(stem))
+        # The serializer packs INT48 (6 bytes per value) from a list of Python ints only.
+        data = array.reshape(-1).tolist() if tosa_type == ts.DType.INT48 else array
+        tensor = self._graph.addConst(list(array.shape), tosa_type, data, name=self.unique(stem))
         self.producers.setdefault(tensor.name, self.owner)
         return tensor.name
 
     def zero_point(self, value: int, dtype: ts.DType, stem: str) -> str:
         """A one-element zero-point operand (TOSA 1.0 passes zero points as tensors)."""
         array = np.array([value], dtype={ts.DType.INT8: np.int8, ts.DType.INT16: np.int16,
-                                         ts.DType.INT32: np.int32}[dtype])
+                                         ts.DType.INT32: np.int32, ts.DType.INT48: np.int64}[dtype])
         return self.const(array, f"{stem}_zp", dtype)
 
     def shape_const(self, values: Sequence[int], stem: str) -> str:

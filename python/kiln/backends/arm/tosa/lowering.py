@@ -104,7 +104,8 @@ class _Walker:
         if isinstance(source, ConstTensor):
             real = source.dequantized()
             data = np.clip(np.round(real / np.float32(scale)) + zero_point, qmin, qmax)
-            ctx.bind(node, ConstTensor(data.astype(np.int8 if dtype == torch.int8 else np.int32),
+            stored = {torch.int8: np.int8, torch.int16: np.int16}.get(dtype, np.int32)
+            ctx.bind(node, ConstTensor(data.astype(stored),
                                        np.array([scale]), np.array([zero_point]), None))
             return
         ctx.bind(node, ctx.requantize(source, float(scale), int(zero_point), tosa_dtype_of(dtype), node.name))

@@ -160,6 +160,8 @@ def lower_table(ctx: LoweringContext, node: torch.fx.Node) -> None:
     if x.dtype != ts.DType.INT8:
         raise ctx.fail(node, "table activations are lowered for int8 inputs only")
     out = region.quantize
+    if out.args[5] != torch.int8:
+        raise ctx.fail(node, f"table activations write int8 only; the result is quantized to {out.args[5]}")
     stem = ctx.stem(node)
     table = ctx.builder.const(table_values(region, x), f"{stem}_table")
     result = ctx.builder.op(ts.Op.TABLE, [x.name, table], x.tosa_shape, ts.DType.INT8, None, stem)

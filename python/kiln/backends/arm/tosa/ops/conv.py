@@ -41,16 +41,24 @@ def conv_weights(ctx: LoweringContext, node: torch.fx.Node, weight: ConstTensor,
     return weight.data, weight.channel_scales(out_channels)
 
 
+def accumulator_dtype(input_dtype: ts.DType) -> ts.DType:
+    """What a convolution of ``input_dtype`` activations and int8 weights accumulates in:
+    int32 for int8 inputs, TOSA's INT48 for int16 ones (the U85 holds it in 64 bits)."""
+    return ts.DType.INT48 if input_dtype == ts.DType.INT16 else ts.DType.INT32
+
+
 def quantized_bias(ctx: LoweringContext, node: torch.fx.Node, bias_arg: Any,
-                   acc_scales: np.ndarray) -> np.ndarray:
-    """The bias as int32 at the accumulator scale (zeros when there is none)."""
+                   acc_scales: np.ndarray, acc_dtype: ts.DType = ts.DType.INT32) -> np.ndarray:
+    """The bias as integers at the accumulator scale (zeros when there is none): int32, or
+    48-bit values (held in int64) for an INT48 accumulator."""
     if bias_arg is None:
-        return np.zeros(acc_scales.size, np.int32)
+        return np.zeros(acc_scales.size, np.int64 if acc_dtype == ts.DType.INT48 else np.int32)
     real = ctx.const(bias_arg, node).dequantized().astype(np.float64).reshape(-1)
     quantized = np.round(real / acc_scales)
-    if np.any(np.abs(quantized) > 2**31 - 1):
-        raise ctx.fail(node, "bias does not fit int32 at the accumulator scale")
-    return quantized.astype(np.int32)
+    bits = 48 if acc_dtype == ts.DType.INT48 else 32
+    if np.any(np.abs(quantized) > 2 ** (bits - 1) - 1):
+        raise ctx.fail(node, f"bias does not fit int{bits} at the accumulator scale")
+    return quantized.astype(np.int64 if bits == 48 else np.int32)
 
 
 def exact_pads(size: int, kernel: int, stride: int, dilation: int, pad: int) -> tuple[int, int, int]:
@@ -85,32 +93,36 @@ def spatial_pads(ctx: LoweringContext, x: QTensor, kernel: Sequence[int], stride
 
 def emit_conv2d(builder: TosaBuilder, source: str, in_shape: Sequence[int], in_zp: int,
                 weight: np.ndarray, bias: np.ndarray, pads: Sequence[int], stride: Sequence[int],
-                dilation: Sequence[int], depthwise: bool, stem: str) -> tuple[str, tuple[int, ...]]:
-    """CONV2D (weight OHWI) or DEPTHWISE_CONV2D (weight HWCM) on an NHWC int8 tensor."""
+                dilation: Sequence[int], depthwise: bool, stem: str,
+                in_dtype: ts.DType = ts.DType.INT8) -> tuple[str, tuple[int, ...]]:
+    """CONV2D (weight OHWI) or DEPTHWISE_CONV2D (weight HWCM) on an NHWC int8 (or int16)
+    tensor; the result is in :func:`accumulator_dtype` of ``in_dtype``."""
     n, h, w, _ = in_shape
     kh, kw = (weight.shape[1], weight.shape[2]) if not depthwise else (weight.shape[0], weight.shape[1])
     out_c = weight.shape[0] if not depthwise else weight.shape[2] * weight.shape[3]
     oh = (h - 1 + pads[0] + pads[1] - (kh - 1) * dilation[0]) // stride[0] + 1
     ow = (w - 1 + pads[2] + pads[3] - (kw - 1) * dilation[1]) // stride[1] + 1
+    acc_dtype = accumulator_dtype(in_dtype)
+    bias_values = bias.astype(np.int64) if acc_dtype == ts.DType.INT48 else bias.astype(np.int32)
     operands = [
         source,
         builder.const(weight.astype(np.int8), f"{stem}_weight"),
-        builder.const(bias.astype(np.int32), f"{stem}_bias"),
-        builder.zero_point(in_zp, ts.DType.INT8, f"{stem}_input"),
+        builder.const(bias_values, f"{stem}_bias", acc_dtype),
+        builder.zero_point(in_zp, in_dtype, f"{stem}_input"),
         builder.zero_point(0, ts.DType.INT8, f"{stem}_weight"),
     ]
     kind, op = ("DepthwiseConv2d", ts.Op.DEPTHWISE_CONV2D) if depthwise else ("Conv2d", ts.Op.CONV2D)
-    attr = attribute(kind, list(pads), list(stride), list(dilation), False, ts.DType.INT32)
+    attr = attribute(kind, list(pads), list(stride), list(dilation), False, acc_dtype)
     shape = (n, oh, ow, out_c)
-    return builder.op(op, operands, shape, ts.DType.INT32, attr, stem), shape
+    return builder.op(op, operands, shape, acc_dtype, attr, stem), shape
 
 
 def _slice_channels(builder: TosaBuilder, source: str, shape: Sequence[int], start: int, size: int,
-                    stem: str) -> str:
+                    stem: str, dtype: ts.DType = ts.DType.INT8) -> str:
     out_shape = (*shape[:3], size)
     starts = builder.shape_const([0, 0, 0, start], f"{stem}_start")
     sizes = builder.shape_const(list(out_shape), f"{stem}_size")
-    return builder.op(ts.Op.SLICE, [source, starts, sizes], out_shape, ts.DType.INT8, None, stem)
+    return builder.op(ts.Op.SLICE, [source, starts, sizes], out_shape, dtype, None, stem)
 
 
 def _family(compile_spec: Any) -> str:
@@ -215,7 +227,8 @@ def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
     stride, padding, dilation = spatial_args(args, one_d)
     w_int8, w_scales = conv_weights(ctx, node, weight, out_c)
     acc_scales = x.scale * w_scales
-    bias = quantized_bias(ctx, node, scalar_arg(node, 2, "bias", None), acc_scales)
+    acc_dtype = accumulator_dtype(x.dtype)
+    bias = quantized_bias(ctx, node, scalar_arg(node, 2, "bias", None), acc_scales, acc_dtype)
     channels = x.shape[1]
     x, pads = spatial_pads(ctx, x, (kh, kw), stride, dilation, padding, stem)
     builder = ctx.builder
@@ -224,19 +237,19 @@ def lower_convolution(ctx: LoweringContext, node: torch.fx.Node) -> None:
         x = _fold_batch(ctx, x, stem)
     if groups == 1:
         acc, shape = emit_conv2d(builder, x.name, x.tosa_shape, x.zero_point, w_int8.transpose(0, 2, 3, 1),
-                                 bias, pads, stride, dilation, False, stem)
+                                 bias, pads, stride, dilation, False, stem, x.dtype)
     elif groups == channels and in_per_group == 1:
         multiplier = out_c // channels
         hwcm = w_int8.reshape(channels, multiplier, kh, kw).transpose(2, 3, 0, 1)
         acc, shape = emit_conv2d(builder, x.name, x.tosa_shape, x.zero_point, hwcm, bias, pads, stride,
-                                 dilation, True, stem)
+                                 dilation, True, stem, x.dtype)
     else:
         _grouped_convolution(ctx, node, out, x, w_int8, bias, acc_scales, groups, pads, stride, dilation, stem)
         return
     if shape[0] != batch:  # the batch was folded into the height: unfold the accumulators
         unfolded = (batch, shape[1] // batch, shape[2], shape[3])
-        acc, shape = ctx.reshape(acc, unfolded, ts.DType.INT32, f"{stem}_unfold_batch"), unfolded
-    ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales, logical_shape=nchw(shape))
+        acc, shape = ctx.reshape(acc, unfolded, acc_dtype, f"{stem}_unfold_batch"), unfolded
+    ctx.finish(node, out, acc, shape, acc_dtype, acc_scales, logical_shape=nchw(shape))
 
 
 def nchw(nhwc_shape: Sequence[int]) -> tuple[int, ...]:
@@ -260,12 +273,13 @@ def _grouped_convolution(ctx: LoweringContext, node: torch.fx.Node, out: Any, x:
     per_group_out = out_c // groups
     parts, shape = [], ()
     for g in range(groups):
-        part_in = _slice_channels(builder, x.name, x.tosa_shape, g * in_per_group, in_per_group, f"{stem}_g{g}_in")
+        part_in = _slice_channels(builder, x.name, x.tosa_shape, g * in_per_group, in_per_group, f"{stem}_g{g}_in",
+                                  x.dtype)
         in_shape = (*x.tosa_shape[:3], in_per_group)
         rows = slice(g * per_group_out, (g + 1) * per_group_out)
         acc, part_shape = emit_conv2d(builder, part_in, in_shape, x.zero_point, w_int8[rows].transpose(0, 2, 3, 1),
-                                      bias[rows], pads, stride, dilation, False, f"{stem}_g{g}")
-        parts.append(emit_rescale(builder, acc, part_shape, ts.DType.INT32, out.dtype,
+                                      bias[rows], pads, stride, dilation, False, f"{stem}_g{g}", x.dtype)
+        parts.append(emit_rescale(builder, acc, part_shape, accumulator_dtype(x.dtype), out.dtype,
                                   acc_scales[rows] / out.scale, 0, out.zero_point, f"{stem}_g{g}_rescale"))
         shape = (*part_shape[:3], out_c)
     joined = builder.op(ts.Op.CONCAT, parts, shape, out.dtype, attribute("Concat", 3), f"{stem}_cat")

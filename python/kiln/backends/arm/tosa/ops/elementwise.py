@@ -2,7 +2,8 @@
 
 add/sub: both operands go to int32 at a common scale ``2 * max(s_a, s_b) / 2**20``
 (the 20-bit headroom TFLite and ExecuTorch use: int8 differences times 2**19 still
-fit int32 after the addition), so the sum is exact before the output RESCALE.
+fit int32 after the addition; 15 bits when an operand is int16, whose values times 2**14
+fit the same way), so the sum is exact before the output RESCALE.
 mul: operands go to int32 without their zero points; the product's scale is
 ``s_a * s_b``.
 """
@@ -26,6 +27,7 @@ from kiln.backends.arm.tosa.values import QTensor
 aten = torch.ops.aten
 
 _ADD_HEADROOM_BITS = 20
+_ADD_HEADROOM_BITS_INT16 = 15
 
 
 def check_binary(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
@@ -63,7 +65,8 @@ def lower_add_sub(ctx: LoweringContext, node: torch.fx.Node) -> None:
     out = ctx.output_quant(node)
     a, b, shape = broadcast_operands(ctx, node, a, b)
     stem = ctx.stem(node)
-    common = 2.0 * max(a.scale, b.scale) / (1 << _ADD_HEADROOM_BITS)
+    headroom = _ADD_HEADROOM_BITS_INT16 if ts.DType.INT16 in (a.dtype, b.dtype) else _ADD_HEADROOM_BITS
+    common = 2.0 * max(a.scale, b.scale) / (1 << headroom)
     a32 = to_int32(ctx.builder, a, common, f"{stem}_a")
     b32 = to_int32(ctx.builder, b, common, f"{stem}_b")
     op = ts.Op.ADD if node.target == aten.add.Tensor else ts.Op.SUB

@@ -18,7 +18,7 @@ import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
-from kiln.backends.arm.tosa.ops.conv import conv_weights, emit_conv2d, quantized_bias
+from kiln.backends.arm.tosa.ops.conv import accumulator_dtype, conv_weights, emit_conv2d, quantized_bias
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor
 
 aten = torch.ops.aten
@@ -96,14 +96,15 @@ def lower_fully_connected(ctx: LoweringContext, node: torch.fx.Node, x: QTensor,
     out_c, in_c = weight.shape
     w_int8, w_scales = conv_weights(ctx, node, weight, out_c)
     acc_scales = x.scale * w_scales
-    bias = quantized_bias(ctx, node, bias_arg, acc_scales)
+    acc_dtype = accumulator_dtype(x.dtype)
+    bias = quantized_bias(ctx, node, bias_arg, acc_scales, acc_dtype)
     stem = ctx.stem(node)
     rows = math.prod(x.shape[:-1])
     nhwc = (1, rows, 1, in_c)
     source = ctx.reshape(x.name, nhwc, x.dtype, f"{stem}_in")
     acc, shape = emit_conv2d(ctx.builder, source, nhwc, x.zero_point, w_int8.reshape(out_c, 1, 1, in_c),
-                             bias, (0, 0, 0, 0), (1, 1), (1, 1), False, stem)
-    ctx.finish(node, out, acc, shape, ts.DType.INT32, acc_scales)
+                             bias, (0, 0, 0, 0), (1, 1), (1, 1), False, stem, x.dtype)
+    ctx.finish(node, out, acc, shape, acc_dtype, acc_scales)
 
 
 def lower_matmul(ctx: LoweringContext, node: torch.fx.Node, a: QTensor, b: QTensor) -> None:

@@ -74,12 +74,15 @@ def emit_rescale(
     """
     per_channel_scales = [float(s) for s in np.atleast_1d(np.asarray(scales, dtype=np.float64))]
     per_channel = len(per_channel_scales) > 1
-    pairs = [quantize_scale(s) for s in per_channel_scales]
-    multipliers = builder.const(np.array([m for m, _ in pairs], np.int32), f"{stem}_multiplier")
+    # An INT48 accumulator (int16 x int8 convolutions) takes 16-bit multipliers only (TOSA 1.0).
+    scale32 = in_dtype != ts.DType.INT48
+    pairs = [quantize_scale(s, scale32) for s in per_channel_scales]
+    multipliers = builder.const(np.array([m for m, _ in pairs], np.int32 if scale32 else np.int16),
+                                f"{stem}_multiplier")
     shifts = builder.const(np.array([s for _, s in pairs], np.int8), f"{stem}_shift")
     input_zp = builder.zero_point(in_zp, in_dtype, f"{stem}_in")
     output_zp = builder.zero_point(out_zp, out_dtype, f"{stem}_out")
-    attr = attribute("Rescale", True, ts.RoundingMode.SINGLE_ROUND, per_channel, False, False)
+    attr = attribute("Rescale", scale32, ts.RoundingMode.SINGLE_ROUND, per_channel, False, False)
     return builder.op(
         ts.Op.RESCALE, [source, multipliers, shifts, input_zp, output_zp],
         tosa_shape, out_dtype, attr, stem,
