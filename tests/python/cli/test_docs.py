@@ -21,7 +21,8 @@ ERRORS_PAGE = CHECKOUT / "docs" / "errors.md"
 def runtime_errors() -> list[tuple[str, int]]:
     """(name, code) of every kiln::Error value, read from the header."""
     header = (CHECKOUT / "runtime" / "core" / "error.h").read_text()
-    body = header[header.index("enum class Error"):header.index("};")]
+    start = re.search(r"enum class (\[\[\w+\]\] )?Error\b", header).start()  # attributes allowed
+    body = header[start:header.index("};", start)]
     return [(name, int(code, 16)) for name, code in re.findall(r"^\s*(\w+) = (0x[0-9a-fA-F]+),", body, re.M)]
 
 
