@@ -9,7 +9,8 @@ quantizer from the compile spec, calibration, ``to_edge_transform_and_lower``,
 ``to_executorch``) with the TOSA graph of every delegate dumped (the compile spec's
 intermediates). Writes OUT_DIR/program.pte, OUT_DIR/tosa/*.tosa (one per delegate),
 OUT_DIR/quantized.npz (the converted PT2E model's outputs on the first sample,
-``output_0``, ...) and prints one JSON line: {"target", "seconds": {"quantize", "lower"},
+``output_0``, ...), OUT_DIR/quantized.pt2 (the quantized model as ExecuTorch lowers it:
+the converted model, exported) and prints one JSON line: {"target", "seconds": {"quantize", "lower"},
 "output_scales", "tosa": [file names in delegate order]} or {"target", "error"}.
 """
 
@@ -39,6 +40,14 @@ def _output_scales(converted: torch.fx.GraphModule) -> list[float]:
             for r in results]
 
 
+def _export(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> torch.export.ExportedProgram:
+    """Strict first (a padding mask built from a lengths input exports only strictly)."""
+    try:
+        return torch.export.export(model, inputs, strict=True)
+    except Exception:  # noqa: BLE001 - the non-strict export decides
+        return torch.export.export(model, inputs, strict=False)
+
+
 def _tag_order(name: str) -> int:
     """ExecuTorch names a delegate's TOSA file after its partition tag (``output_tag3_...``)."""
     found = re.search(r"tag(\d+)", name)
@@ -57,7 +66,7 @@ def compile_program(pt2: Path, out: Path, target: str, samples: list[tuple[torch
     start = time.perf_counter()
     quantizer = create_quantizer(EthosUCompileSpec(target))
     quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
-    exported = torch.export.export(model, samples[0], strict=False)
+    exported = _export(model, samples[0])
     prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
     for sample in samples:
         prepared(*sample)
@@ -66,8 +75,9 @@ def compile_program(pt2: Path, out: Path, target: str, samples: list[tuple[torch
         outputs = converted(*samples[0])
     outputs = outputs if isinstance(outputs, (tuple, list)) else (outputs,)
     np.savez(out / "quantized.npz", **{f"output_{k}": o.numpy() for k, o in enumerate(outputs)})
-    quantized = torch.export.export(converted, samples[0], strict=False)
+    quantized = _export(converted, samples[0])
     quantize_seconds = time.perf_counter() - start
+    torch.export.save(quantized, str(out / "quantized.pt2"))  # for lowering the same model elsewhere
 
     start = time.perf_counter()
     spec = EthosUCompileSpec(target)
