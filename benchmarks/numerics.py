@@ -11,6 +11,9 @@ on Kiln's runtime, their delegates on the virtual NPU (bit-exact with the TOSA r
 on the same evaluation inputs. The table gives, per output element, the distance to the
 reference in output steps (LSB): the largest, the mean, and the share of elements more than
 one step away. Goal: Kiln no further from its reference than ExecuTorch from its own.
+Kiln's lowering of ExecuTorch's own quantized model computes what ExecuTorch's program
+computes (test_delegate_executorch_models.py): the columns differ by the quantizers'
+choices, chiefly the activation observer (``--observer minmax`` shows Kiln's former default).
 
 ExecuTorch runs in its own venv as a subprocess (executorch_arm_numerics.py); set
 --executorch-python or KILN_EXECUTORCH_PYTHON, else only Kiln's columns are filled.
@@ -88,10 +91,14 @@ def output_steps(quantized: torch.export.ExportedProgram) -> list[float]:
     return [float(r.args[1]) for r in output.args[0]]
 
 
-def kiln_distances(model: torch.nn.Module, inputs, samples, evaluation, targets: list[str]) -> dict[str, Distance]:
+def kiln_distances(model: torch.nn.Module, inputs, samples, evaluation, targets: list[str],
+                   observer: str = "histogram") -> dict[str, Distance]:
     from kiln.backends.arm import EthosUCompileSpec, EthosUPartitioner, EthosUQuantizer
+    from kiln.backends.arm.quantizer import get_symmetric_quantization_config
 
-    quantized = kiln.quantize(model, inputs, EthosUQuantizer(EthosUCompileSpec(targets[0])), samples, progress=False)
+    quantizer = EthosUQuantizer(EthosUCompileSpec(targets[0]))
+    quantizer.set_global(get_symmetric_quantization_config(observer=observer))  # type: ignore[arg-type]
+    quantized = kiln.quantize(model, inputs, quantizer, samples, progress=False)
     with torch.no_grad():
         expected = [[o.numpy() for o in _as_tuple(quantized.module()(*x))] for x in evaluation]
     found = {}
@@ -149,7 +156,8 @@ def _as_tuple(value) -> tuple:
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
-def measure(names: list[str], targets: list[str], calibration: int, evaluations: int, python: str) -> list[Row]:
+def measure(names: list[str], targets: list[str], calibration: int, evaluations: int, python: str,
+            observer: str = "histogram") -> list[Row]:
     from kiln.cli.aot import calibration_samples
 
     rows = []
@@ -158,7 +166,7 @@ def measure(names: list[str], targets: list[str], calibration: int, evaluations:
         samples = calibration_samples(inputs, calibration)
         evaluation = calibration_samples(inputs, evaluations + 1, seed=1)[1:]  # not the calibration inputs
         print(f"{name}: quantizing and compiling ...", file=sys.stderr, flush=True)
-        ours = kiln_distances(model, inputs, samples, evaluation, targets)
+        ours = kiln_distances(model, inputs, samples, evaluation, targets, observer)
         model_rows = [Row(name, target, ours[target]) for target in targets]
         if python:
             with tempfile.TemporaryDirectory() as folder:
@@ -190,6 +198,8 @@ def main() -> int:
     parser.add_argument("--targets", default=",".join(DEFAULT_TARGETS), help="comma-separated Ethos-U targets")
     parser.add_argument("--calibration_samples", type=int, default=2)
     parser.add_argument("--evaluation_samples", type=int, default=4)
+    parser.add_argument("--observer", default="histogram", choices=("histogram", "minmax", "moving_average"),
+                        help="Kiln's activation observer (the quantizer's default: histogram, as ExecuTorch's)")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     parser.add_argument("--executorch-python", default=os.environ.get("KILN_EXECUTORCH_PYTHON", ""))
     args = parser.parse_args()
@@ -197,7 +207,7 @@ def main() -> int:
     logging.getLogger("kiln").setLevel(logging.ERROR)
     python = args.executorch_python if args.executorch_python and Path(args.executorch_python).is_file() else ""
     rows = measure(args.models.split(","), args.targets.split(","), args.calibration_samples,
-                   args.evaluation_samples, python)
+                   args.evaluation_samples, python, args.observer)
     print(format_table(rows))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

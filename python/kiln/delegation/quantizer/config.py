@@ -40,6 +40,30 @@ _EPS = 2.0**-16  # smallest scale an observer may return; keeps all-zero tensors
 ObserverKind = Literal["minmax", "moving_average", "histogram"]
 
 
+class FiniteHistogramObserver(HistogramObserver):
+    """The histogram observer, except on a tensor with infinite or NaN values: there it
+    keeps min/max ranges (torchao's would drop those values and clamp them silently), so the
+    infinite scale is refused by name, naming the node, as with the min/max observer."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.non_finite = False
+
+    def forward(self, x_orig: torch.Tensor) -> torch.Tensor:
+        if not self.non_finite and (x_orig.numel() == 0 or bool(torch.isfinite(x_orig).all())):
+            return super().forward(x_orig)
+        self.non_finite = True
+        low, high = torch.aminmax(x_orig.detach())
+        self.min_val.copy_(torch.minimum(self.min_val, low))
+        self.max_val.copy_(torch.maximum(self.max_val, high))
+        return x_orig
+
+    def calculate_qparams(self):  # type: ignore[no-untyped-def]
+        if self.non_finite:
+            return self._calculate_qparams(self.min_val, self.max_val)
+        return super().calculate_qparams()
+
+
 @dataclass(frozen=True)
 class QuantizationConfig:
     """How the activations and weights of one region of the model are quantized.
@@ -91,15 +115,18 @@ def get_symmetric_quantization_config(
     *,
     per_channel: bool = True,
     is_qat: bool = False,
-    observer: ObserverKind = "minmax",
+    observer: ObserverKind = "histogram",
 ) -> QuantizationConfig:
     """The Ethos-U default: int8 per-channel symmetric weights, int8 affine activations.
 
     ``observer`` chooses how activation ranges are measured during calibration:
-    ``"minmax"`` (exact min/max over all samples, fast, the default),
-    ``"moving_average"`` (robust to outlier batches), ``"histogram"`` (minimises the
-    quantization error, noticeably slower on large models). QAT always uses a
-    moving-average fake quantizer for activations.
+    ``"histogram"`` (the default, as in ExecuTorch's Arm quantizer: ranges that minimise
+    the quantization error, clipping rare outliers), ``"minmax"`` (exact min/max over all
+    samples, a little faster), ``"moving_average"`` (robust to outlier batches). The
+    histogram's tighter ranges give finer steps inside the network: the int8 program lands
+    closer to the quantized PyTorch model (MobileNetV2 on ethos-u55-128: at most 10 output
+    steps, 1.82 on average, against 11 and 1.92 with min/max; MobileNetV3: 10 and 0.65
+    against 17 and 0.96). QAT always uses a moving-average fake quantizer for activations.
     """
     if is_qat:
         activation_ctr = FusedMovingAvgObsFakeQuantize.with_args(eps=_EPS)
@@ -107,7 +134,7 @@ def get_symmetric_quantization_config(
         activation_ctr = {
             "minmax": MinMaxObserver,
             "moving_average": MovingAverageMinMaxObserver,
-            "histogram": HistogramObserver,
+            "histogram": FiniteHistogramObserver,
         }[observer].with_args(eps=_EPS)
     activation = QuantizationSpec(
         dtype=torch.int8,
