@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -315,6 +314,3 @@ def pair(value: Any) -> tuple[int, int]:
     values = list(value) if isinstance(value, (list, tuple)) else [value]
     return (int(values[0]), int(values[-1])) if values else (0, 0)
 
-
-def is_finite(value: float | None) -> bool:
-    return value is not None and math.isfinite(value)

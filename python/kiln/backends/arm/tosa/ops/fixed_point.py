@@ -13,7 +13,6 @@ like TOSA (equal ranks, size-1 dims stretch), constants are made at the operand'
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -120,24 +119,3 @@ class FixedPoint:
             estimate = self.add(estimate, correction, f"{name}_r{step}")
         return estimate
 
-
-def reciprocal_reference(value: int) -> tuple[int, int]:
-    """What :meth:`FixedPoint.normalise` + :meth:`FixedPoint.reciprocal` compute, in Python
-    integers (for tests): ``(2**60 / (value << k), k)``."""
-    k = 32 - value.bit_length() - 1
-    x = value << k
-
-    def mul(a: int, b: int, shift: int) -> int:
-        return (a * b + (1 << (shift - 1))) >> shift
-
-    one = 1 << RECIPROCAL_BITS
-    estimate = round(48 / 17 * one) - mul(x, round(32 / 17 * one), NORMALISED_BITS)
-    for _ in range(_NEWTON_STEPS):
-        estimate += mul(estimate, one - mul(x, estimate, NORMALISED_BITS), RECIPROCAL_BITS)
-    return estimate, k
-
-
-def headroom_shift(largest: float) -> int:
-    """Right shift that brings values of magnitude <= ``largest`` below 2**15 (so a product
-    of two of them fits int32)."""
-    return max(0, math.ceil(math.log2(max(largest, 1.0) + 1)) - 15)
