@@ -66,7 +66,7 @@ def test_intermediates_hold_tosa_vela_report_and_summary(mv2_run) -> None:
     assert (intermediates / "ethosu_0_vela.npz").stat().st_size > 1000
 
 
-def test_evaluation_bounds_the_int8_error_and_keeps_top1(mv2_run) -> None:
+def test_evaluation_bounds_the_int8_error_and_the_program_decides_as_quantized(mv2_run) -> None:
     _, text, _, _ = mv2_run
     [delegate_line] = [line for line in text.splitlines() if line.startswith("evaluate: delegate ethosu_0")]
     max_lsb = int(re.search(r"max (\d+) LSB", delegate_line).group(1))
@@ -74,4 +74,8 @@ def test_evaluation_bounds_the_int8_error_and_keeps_top1(mv2_run) -> None:
     # fake quantization by a few steps per layer (FACTS: up to 10 on MobileNetV2).
     assert max_lsb <= 16, delegate_line
     [output_line] = [line for line in text.splitlines() if line.startswith("evaluate: output 0")]
-    assert "top-1 quantized agrees" in output_line and "program agrees" in output_line, output_line
+    # The program decides as its quantized model does. Whether that model keeps fp32's top-1
+    # on this one input is a coin flip for MobileNetV2's random weights (16 inputs: 7-9
+    # agree, with min/max or histogram ranges), so it is reported, not asserted.
+    assert re.search(r"top-1 quantized (agrees|DIFFERS), program (agrees|DIFFERS)", output_line), output_line
+    assert ("top-1 quantized agrees" in output_line) == ("program agrees" in output_line), output_line
