@@ -49,6 +49,9 @@ CASES: list[tuple[str, str, dict[str, Optional[str]]]] = [
     ("avg pool stride 5 padded", "aten::avg_pool2d",
      {f: f"pooling stride [5, 5] with padding: {f} supports stride > 3 only without padding" for f in NPU_FAMILIES}),
     ("avg pool 3x3 padded", "aten::avg_pool2d", {}),
+    # Vela limits a pooling kernel's height and area, not its width (Vela 5.2 compiles this and
+    # the virtual NPU runs it, on U55 and U85).
+    ("avg pool 1x300", "aten::avg_pool2d", {}),
     ("nearest 2x", "aten::upsample_nearest2d.vec", {}),
     ("nearest 3x", "aten::upsample_nearest2d.vec",
      {f: f"upsampling factors (3, 3): {f} supports equal factors of 2, 4 or 8" for f in U55_AND_U65}),
@@ -78,13 +81,13 @@ class Constraints(nn.Module):
         self.transposed2 = nn.ConvTranspose2d(4, 4, 2, stride=2)
         self.embedding = nn.Embedding(30, 8)
 
-    def forward(self, x: torch.Tensor, line: torch.Tensor, tall: torch.Tensor, wide: torch.Tensor,
-                ids: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def forward(self, x: torch.Tensor, line: torch.Tensor, row: torch.Tensor, tall: torch.Tensor,
+                wide: torch.Tensor, ids: torch.Tensor, a: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
         return (
             self.padded(x), self.dilated(x), self.unpadded(x), self.depthwise(x), self.conv1d(line),
             self.transposed3(x), self.transposed2(x),
             F.max_pool2d(x, 9, stride=1, padding=4), F.avg_pool2d(x, 5, stride=5, padding=2),
-            F.avg_pool2d(x, 3, stride=1, padding=1),
+            F.avg_pool2d(x, 3, stride=1, padding=1), F.avg_pool2d(row, (1, 300)),
             F.interpolate(x, scale_factor=2, mode="nearest"), F.interpolate(x, scale_factor=3, mode="nearest"),
             F.interpolate(x, scale_factor=(1, 2), mode="nearest"),
             F.interpolate(x, scale_factor=2, mode="bilinear"), F.interpolate(x, scale_factor=4, mode="bilinear"),
@@ -97,6 +100,7 @@ def _inputs() -> tuple[torch.Tensor, ...]:
     generator = torch.Generator().manual_seed(0)
     return (
         torch.randn(1, 4, 16, 16, generator=generator), torch.randn(1, 4, 40, generator=generator),
+        torch.randn(1, 2, 1, 600, generator=generator),
         torch.randn(1, 2, 300, 10, generator=generator), torch.randn(1, 2, 100, 100, generator=generator),
         torch.randint(0, 30, (1, 6), dtype=torch.int32, generator=generator),
         torch.randint(-5, 5, (1, 8), dtype=torch.int32, generator=generator),
