@@ -38,7 +38,7 @@ def covered(qdq: ModuleType, lowered_case: Any) -> set[str]:
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_every_delegated_operator_has_a_case(covered: set[str], family: str) -> None:
-    from kiln.backends.arm.partitioner.op_support import OPERATORS
+    from kiln.backends.arm.constraints import OPERATORS
     from kiln.backends.arm.tosa.ops import load_all
 
     lowerable = {operator_name_of(target) for target in load_all()}

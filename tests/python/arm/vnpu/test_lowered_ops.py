@@ -124,7 +124,7 @@ def _assert_case_bit_exact(lowered: Any, vnpu_tools: Any, target: str, name: str
 
 @pytest.mark.parametrize("family", ["ethos-u55", "ethos-u85"])
 def test_every_delegated_operator_has_a_case(lowered: Any, family: str) -> None:
-    from kiln.backends.arm.partitioner.op_support import OPERATORS
+    from kiln.backends.arm.constraints import OPERATORS
     from kiln.backends.arm.tosa.ops import load_all
 
     lowerable = {_operator_name(target) for target in load_all()}

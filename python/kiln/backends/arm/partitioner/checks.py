@@ -2,9 +2,9 @@
 
 Each check is called with an operator node and a :class:`CheckContext` and
 returns ``None`` when it has no objection, or a one-line reason. A check only
-looks at the operators it knows (``applies_to``); :func:`checks_for` composes
-the list for one target, so U55/U65 get the stricter limits Vela documents for
-them (``ethosu.regor.tflite_operator_constraints``) and U85 its own.
+looks at the operators it knows (``applies_to``) and asks the constraint table
+(:mod:`kiln.backends.arm.constraints`) about them: the TOSA lowering asks the same
+functions, so both refuse a node with the same reason.
 
 The quantization of a node's inputs and outputs is not checked here: that is a
 property of the quantized group around the node (see ``grouping.py``).
@@ -19,29 +19,23 @@ from typing import Any, Callable, Optional, Protocol
 
 import torch
 
+from kiln.backends.arm.constraints import (
+    convolution_objection,
+    family_constraints,
+    matmul_objection,
+    operator_objection,
+    pooling_objection,
+    reduction_objection,
+    softmax_objection,
+    support_for,
+    upsampling_objection,
+    weight_sum_objection,
+)
 from kiln.backends.arm.partitioner.batch import folds_batch
-from kiln.backends.arm.partitioner.op_support import U85, support_for
-from kiln.delegation.nodes import argument, shape_of
+from kiln.delegation.nodes import argument, quantized_dtype, shape_of
 from kiln.passes.constant_values import ConstantEvaluator
-from kiln.passes.delegation import is_dequantize, operator_name
+from kiln.passes.delegation import operator_name
 from kiln.passes.safe_softmax import applies_a_mask, masked_scores, softmax_mask
-from kiln.targets import family_of
-
-# Vela's limits (regor's operator constraints and Vela's SUPPORTED_OPS documentation).
-MAX_DIMENSION = 65535  # every tensor dimension
-MAX_RANK = 4  # MAC, pooling and table operators
-MAX_RANK_ELEMENTWISE = 6
-U55_MAX_STRIDE = 3  # larger strides only with dilation 1 and no padding (VALID)
-MAX_KERNEL_HEIGHT = 256
-MAX_KERNEL_PRODUCT = 256 * 256
-MAX_PADDED_AVG_POOL_KERNEL = 8
-MAX_WEIGHT_SUM = 127 * 65536  # sum of |weight - zero point| per output channel (8-bit)
-MAX_REDUCED_AXIS = 4096
-MAX_REDUCED_ELEMENTS = {torch.int8: 2**24, torch.int16: 2**16}
-MAX_SOFTMAX_ROWS = 65536
-U55_RESIZE_FACTORS = (2, 4, 8)
-U85_MAX_RESIZE_FACTOR = 1024
-MAX_MATMUL_REDUCED_AXIS = 2**16
 
 
 @dataclass(frozen=True)
@@ -53,14 +47,6 @@ class CheckContext:
     compile_spec: Any = None  # kiln.backends.arm.EthosUCompileSpec
     # Nodes computed from constants only (dequantized weights, their transposes).
     constant_nodes: frozenset[torch.fx.Node] = frozenset()
-
-    @property
-    def family(self) -> str:
-        return family_of(self.target)
-
-    @property
-    def is_u85(self) -> bool:
-        return self.family == U85
 
 
 class SupportCheck(Protocol):
@@ -108,14 +94,6 @@ def constant_behind(node: Any, context: CheckContext) -> Optional[torch.Tensor]:
     return None
 
 
-def quantized_dtype(node: Any) -> Optional[torch.dtype]:
-    """The integer dtype a dequantize node's input has (its last argument)."""
-    if isinstance(node, torch.fx.Node) and is_dequantize(node):
-        dtype = node.args[-1] if node.args and isinstance(node.args[-1], torch.dtype) else None
-        return dtype or node.kwargs.get("dtype")
-    return None
-
-
 @dataclass(frozen=True)
 class _Check:
     """A check for some operators: ``rule`` returns a reason or None."""
@@ -132,17 +110,12 @@ class _Check:
 
 # ----------------------------------------------------------------------------- checks
 class OperatorSetCheck:
-    """An operator Vela lists for other Ethos-U families only (op_support.OPERATORS)."""
+    """An operator whose TOSA operators the family's NPU lacks (constraints.OPERATORS)."""
 
     name = "operator set"
 
     def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]:
-        op = operator_name(node)
-        support = support_for(op)
-        if support is not None and context.family not in support.families:
-            families = ", ".join(sorted(support.families))
-            return f"{op} ({support.tosa}) is not supported by {context.family} (only {families})"
-        return None
+        return operator_objection(operator_name(node), context.target)
 
 
 class TensorShapeCheck:
@@ -155,12 +128,14 @@ class TensorShapeCheck:
     def __call__(self, node: torch.fx.Node, context: CheckContext) -> Optional[str]:
         support = support_for(operator_name(node))
         kind = support.kind if support else "compute"
+        limits = family_constraints(context.target)
         for name, shape, constant in tensor_shapes(node, context):
-            if any(d > MAX_DIMENSION for d in shape):
-                return f"tensor '{name}' has shape {list(shape)}: dimensions above {MAX_DIMENSION} are not supported"
+            if any(d > limits.max_dimension for d in shape):
+                return (f"tensor '{name}' has shape {list(shape)}: dimensions above {limits.max_dimension} "
+                        "are not supported")
             if kind == "data" or constant:
                 continue
-            limit = MAX_RANK_ELEMENTWISE if kind == "elementwise" else MAX_RANK
+            limit = limits.max_rank_elementwise if kind == "elementwise" else limits.max_rank
             if len(shape) > limit:
                 return f"tensor '{name}' has rank {len(shape)}; {operator_name(node)} supports rank <= {limit}"
             if kind == "compute" and len(shape) == 4 and shape[0] != 1 and not folds_batch(node):
@@ -183,22 +158,16 @@ def _convolution_rule(node: torch.fx.Node, context: CheckContext) -> Optional[st
     transposed = bool(argument(node, 6, "transposed", False))
     groups = int(argument(node, 8, "groups", 1))
     depthwise = groups > 1 and groups == input_shape[1] and not transposed
-    if not context.is_u85:
-        if depthwise and max(stride) > U55_MAX_STRIDE:
-            return f"depthwise convolution stride {list(stride)}: {context.family} supports stride 1-3"
-        if not transposed and max(stride) > U55_MAX_STRIDE and (max(dilation) != 1 or any(padding)):
-            return (
-                f"stride {list(stride)} with dilation {list(dilation)} and padding {list(padding)}: "
-                f"{context.family} supports stride > 3 only with dilation 1 and no padding"
-            )
+    reason = convolution_objection(context.target, stride, padding, dilation, depthwise=depthwise,
+                                   transposed=transposed, one_d=one_d)
+    if reason is not None:
+        return reason
     weights = constant_behind(node.args[1], context)
     if weights is not None and weights.dtype == torch.int8 and weights.dim() >= 2:
         # Output channels are axis 0 ([OC, IC, ...]), axis 1 for transposed ([IC, OC, ...]).
         per_channel = weights.transpose(0, 1) if transposed else weights
         sums = per_channel.to(torch.int64).abs().reshape(per_channel.shape[0], -1).sum(dim=1)
-        worst = int(sums.max())
-        if worst > MAX_WEIGHT_SUM:
-            return f"sum of absolute weights of one output channel is {worst} (Vela's limit {MAX_WEIGHT_SUM})"
+        return weight_sum_objection(context.target, int(sums.max()))
     return None
 
 
@@ -212,13 +181,8 @@ def _pooling_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
         dilation = pair(argument(node, 4, "dilation"), 1)
         if dilation != (1, 1):
             return f"max pooling with dilation {list(dilation)}: TOSA MAX_POOL2D has no dilation"
-    if any(padding) and op == "aten::avg_pool2d" and max(kernel) > MAX_PADDED_AVG_POOL_KERNEL:
-        return f"average pooling kernel {list(kernel)} with padding: at most {MAX_PADDED_AVG_POOL_KERNEL}x{MAX_PADDED_AVG_POOL_KERNEL}"
-    if kernel[0] > MAX_KERNEL_HEIGHT or kernel[0] * kernel[1] > MAX_KERNEL_PRODUCT:
-        return f"pooling kernel {list(kernel)}: height <= {MAX_KERNEL_HEIGHT} and product <= {MAX_KERNEL_PRODUCT}"
-    if not context.is_u85 and max(stride) > U55_MAX_STRIDE and any(padding):
-        return f"pooling stride {list(stride)} with padding: {context.family} supports stride > 3 only without padding"
-    return None
+    kind = "avg" if op == "aten::avg_pool2d" else "max"
+    return pooling_objection(context.target, kind, kernel, stride, padding)
 
 
 def _reduction_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
@@ -227,14 +191,12 @@ def _reduction_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]
         return None
     dims = argument(node, 1, "dim")
     dims = list(range(len(shape))) if dims is None else ([dims] if isinstance(dims, int) else list(dims))
-    reduced = [shape[d % len(shape)] for d in dims]
-    if any(size >= MAX_REDUCED_AXIS for size in reduced):
-        return f"reduces an axis of size {max(reduced)}; Vela supports reduced axes < {MAX_REDUCED_AXIS}"
+    axes = sorted({d % len(shape) for d in dims})
+    reduced = [shape[d] for d in axes]
     dtype = quantized_dtype(node.args[0]) or torch.int8
-    limit = MAX_REDUCED_ELEMENTS.get(dtype, MAX_REDUCED_ELEMENTS[torch.int8])
-    if math.prod(reduced) > limit:
-        return f"reduces {math.prod(reduced)} elements; Vela's limit for {dtype} is {limit}"
-    return None
+    # A mean over H and W of a 4-D tensor runs as one average pooling window.
+    global_pool = operator_name(node) == "aten::mean.dim" and len(shape) == 4 and axes == [2, 3]
+    return reduction_objection(context.target, reduced, dtype.itemsize * 8, global_pool=global_pool)
 
 
 def _softmax_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
@@ -242,9 +204,9 @@ def _softmax_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
     if shape is None or not shape:
         return None
     dim = int(argument(node, 1, "dim", -1)) % len(shape)
-    rows = math.prod(shape) // shape[dim]
-    if rows >= MAX_SOFTMAX_ROWS:
-        return f"softmax over {rows} rows; Vela supports fewer than {MAX_SOFTMAX_ROWS}"
+    reason = softmax_objection(context.target, math.prod(shape) // shape[dim])
+    if reason is not None:
+        return reason
     if applies_a_mask(node.args[0]):
         return _mask_objection(node, dim, context)
     return None
@@ -269,18 +231,11 @@ def _mask_objection(node: torch.fx.Node, dim: int, context: CheckContext) -> Opt
 def _resize_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
     before, after = shape_of(node.args[0]), shape_of(node)
     if before is None or after is None or len(before) != 4:
-        return None
-    factors = {after[i] / before[i] for i in (2, 3) if before[i] != after[i]}
-    if not factors or before[2:] == (1, 1):
-        return None
-    if any(f != int(f) for f in factors):
-        return f"resize from {list(before[2:])} to {list(after[2:])} is not by an integer factor"
-    if not context.is_u85:
-        if len(factors) > 1 or int(next(iter(factors))) not in U55_RESIZE_FACTORS:
-            return f"resize factor {sorted(factors)}: {context.family} supports 2x, 4x or 8x in both axes"
-    elif max(factors) > U85_MAX_RESIZE_FACTOR:
-        return f"resize factor {max(factors)}: at most {U85_MAX_RESIZE_FACTOR}"
-    return None
+        return None  # the lowering names what it does not lower
+    bilinear = operator_name(node) == "aten::upsample_bilinear2d.vec"
+    align_corners = bool(argument(node, 2, "align_corners", False)) if bilinear else False
+    return upsampling_objection(context.target, "bilinear" if bilinear else "nearest", before[2:], after[2:],
+                                align_corners)
 
 
 def _matmul_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
@@ -289,14 +244,8 @@ def _matmul_rule(node: torch.fx.Node, context: CheckContext) -> Optional[str]:
     if len(dynamic) < 2:
         return None  # a constant operand makes it a fully connected layer
     shape = shape_of(inputs[0])
-    if shape and shape[-1] > MAX_MATMUL_REDUCED_AXIS:
-        return f"matrix product over {shape[-1]} elements; Vela's limit is {MAX_MATMUL_REDUCED_AXIS}"
-    if not context.is_u85:
-        for operand in dynamic:
-            dtype = quantized_dtype(operand)
-            if dtype is not None and dtype != torch.int8:
-                return f"matrix product of two tensors with {dtype} input: {context.family} needs int8"
-    return None
+    dtypes = [str(dtype).removeprefix("torch.") for operand in dynamic if (dtype := quantized_dtype(operand))]
+    return matmul_objection(context.target, shape[-1] if shape else 0, dtypes)
 
 
 ConvolutionCheck = _Check("convolution limits", frozenset({"aten::convolution"}), _convolution_rule)
@@ -308,16 +257,17 @@ ReductionCheck = _Check(
     _reduction_rule,
 )
 SoftmaxCheck = _Check("softmax limits", frozenset({"aten::_softmax", "aten::_log_softmax"}), _softmax_rule)
-# Bilinear upsampling's limits differ (2x only on U55/U65, as nearest 2x and a filter): the
-# lowering's own check (tosa/ops/resize.py) gives its reason.
-ResizeCheck = _Check("resize limits", frozenset({"aten::upsample_nearest2d.vec"}), _resize_rule)
+# The quantized form of an upsampling (index reads) is the lowering's to recognise: its check
+# (tosa/ops/resize.py) asks the same question.
+ResizeCheck = _Check("resize limits", frozenset({"aten::upsample_nearest2d.vec", "aten::upsample_bilinear2d.vec"}),
+                     _resize_rule)
 MatmulCheck = _Check("matrix product limits", frozenset({"aten::mm", "aten::bmm"}), _matmul_rule)
 
 
 class LowerableCheck:
     """The TOSA lowering must be able to lower the operator (asks
     kiln.backends.arm.tosa's ``is_lowerable``, which judges the operator alone). An
-    operator neither the lowering nor op_support knows is one no check knows: it stays
+    operator neither the lowering nor the constraint table knows is one no check knows: it stays
     on the CPU with that reason. How the operator is quantized is judged per quantized
     group (:func:`group_objection`)."""
 

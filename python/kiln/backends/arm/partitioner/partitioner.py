@@ -222,7 +222,7 @@ def _vela_limits(partitions: list[Partition], constants: Mapping[str, torch.Tens
     from kiln.backends.arm.tosa.lowering import vela_limits
     from kiln.backends.arm.tosa.vela_limits import has_limits
 
-    if not has_limits(str(getattr(compile_spec, "target", compile_spec))):
+    if not has_limits(compile_spec):
         return []
     found: list[tuple[str, str]] = []
     for partition in partitions:

@@ -8,8 +8,9 @@ decomposition) and names the FX node whose lowering emitted it. The partitioner 
 every partition it chose without running Vela (``tosa.lowering.vela_limits``) and leaves
 each such node on the CPU with the reason, then partitions again: Vela never sees it.
 The other limits Vela's operator checks state (strides, kernels, pooling padding,
-reduced axes, softmax rows, resize factors...) are per-operator checks of the
-partitioner (``partitioner/checks.py``). The 8- and 16-bit facts are tested against
+reduced axes, softmax rows, resize factors...) are in the constraint table
+(:mod:`kiln.backends.arm.constraints`), which the partitioner's checks and the
+lowering's both ask; so are the two transpose limits below. The 8- and 16-bit facts are tested against
 Vela itself (tests/python/arm/partition/test_vela_limits.py).
 
 TRANSPOSE on Ethos-U55 and U65 (one NPU core design). The NPU permutes the three innermost
@@ -29,30 +30,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
-from kiln.backends.arm.partitioner.op_support import U55, U65
-from kiln.targets import family_of
+from kiln.backends.arm.constraints import family_constraints
+from kiln.backends.arm.constraints.families import U55_CORE
 
-MAX_TRANSPOSE_AXIS = 1 << 16
-MAX_INT32_SWAP_HW_DEPTH = 1 << 14
+# The decomposition below is the U55/U65 core's; the table holds its two limits.
+MAX_TRANSPOSE_AXIS: int = U55_CORE.max_transpose_axis  # type: ignore[assignment]
+MAX_INT32_SWAP_HW_DEPTH: int = U55_CORE.max_int32_hw_swap_depth  # type: ignore[assignment]
 # Permutations of (N, H, W, C) the Ethos-U55 does in one operation: none, H<->W, W<->C, H<->C.
 _ONE_OPERATION = {(0, 1, 2, 3), (0, 2, 1, 3), (0, 1, 3, 2), (0, 3, 2, 1)}
 _SWAP_HW, _SWAP_HC = (0, 2, 1, 3), (0, 3, 2, 1)
 
 
-def has_limits(target: str) -> bool:
+def has_limits(target: Any) -> bool:
     """Whether this module knows limits of ``target`` that the partitioner must check."""
-    return family_of(target) in (U55, U65)
+    return family_constraints(target).max_transpose_axis is not None
 
 
 class _Refused(Exception):
     """A 3-D transpose of the decomposition that the NPU cannot run (the message says why)."""
 
 
-def transpose_objection(shape: Sequence[int], perm: Sequence[int], bits: int, target: str) -> str | None:
+def transpose_objection(shape: Sequence[int], perm: Sequence[int], bits: int, target: Any) -> str | None:
     """Why Vela cannot compile a TOSA TRANSPOSE of ``shape`` by ``perm`` (``bits``-bit data)
     for ``target``, or None."""
-    if family_of(target) not in (U55, U65):
+    family = family_constraints(target)
+    if family.max_transpose_axis is None:
         return None
     shape, perm = [int(d) for d in shape], [int(p) for p in perm]
     moved = [p for p in perm if shape[p] != 1]
@@ -62,7 +66,7 @@ def transpose_objection(shape: Sequence[int], perm: Sequence[int], bits: int, ta
         if _needs_decomposition(shape, perm, bits):
             _selection_sort(list(shape), perm, bits)  # it swaps the axes of its copy
     except _Refused as refused:
-        return (f"Vela cannot transpose {shape} by {perm} ({bits}-bit) on {family_of(target)}: {refused} "
+        return (f"Vela cannot transpose {shape} by {perm} ({bits}-bit) on {family.family}: {refused} "
                 "(it runs a transpose as 3-D transposes with every axis at most "
                 f"{MAX_TRANSPOSE_AXIS})")
     return None

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import convolution_objection
 from kiln.backends.arm.tosa.builder import TosaBuilder, attribute
 from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
 from kiln.backends.arm.tosa.ops import register
@@ -125,15 +126,6 @@ def _slice_channels(builder: TosaBuilder, source: str, shape: Sequence[int], sta
     return builder.op(ts.Op.SLICE, [source, starts, sizes], out_shape, dtype, None, stem)
 
 
-def _family(compile_spec: Any) -> str:
-    """"ethos-u55" for an ``EthosUCompileSpec("ethos-u55-128")`` (or a target string)."""
-    return str(getattr(compile_spec, "target", compile_spec) or "").rsplit("-", 1)[0]
-
-
-def _is_u85(compile_spec: Any) -> bool:
-    return _family(compile_spec) == "ethos-u85"
-
-
 def spatial_args(args: dict[str, Any], one_d: bool) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
     """(stride, padding, dilation) as (H, W) pairs; a 1-D convolution runs along W with H = 1."""
     if one_d:
@@ -153,10 +145,8 @@ def check_conv(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any
 
         return check_transposed(node, args, compile_spec)
     stride, padding, dilation = spatial_args(args, len(shape) == 3)
-    # Vela's U55/U65 constraint (U85 runs large strides with padding and dilation too).
-    if not _is_u85(compile_spec) and max(stride) > 3 and (any(padding) or max(dilation) > 1):
-        return f"Vela supports stride {list(stride)} > 3 on {_family(compile_spec)} only without padding and dilation"
-    return None
+    groups = int(args["groups"])
+    return convolution_objection(compile_spec, stride, padding, dilation, depthwise=groups > 1 and groups == shape[1])
 
 
 def _conv_args(node: torch.fx.Node) -> dict[str, Any]:

@@ -17,16 +17,14 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import operator_objection
 from kiln.backends.arm.tosa.context import LoweringContext
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.reshape import relayout
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor
+from kiln.passes.delegation import operator_name
 
 aten = torch.ops.aten
-
-
-def _family(compile_spec: Any) -> str:
-    return str(getattr(compile_spec, "target", compile_spec) or "").rsplit("-", 1)[0]
 
 
 def _table_and_positions(node: torch.fx.Node) -> tuple[Any, Any]:
@@ -36,8 +34,9 @@ def _table_and_positions(node: torch.fx.Node) -> tuple[Any, Any]:
 
 
 def check_gather(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
-    if _family(compile_spec) != "ethos-u85":
-        return f"GATHER: Vela runs it on Ethos-U85 only, not on {_family(compile_spec)}"
+    reason = operator_objection(operator_name(node), compile_spec)
+    if reason is not None:
+        return reason
     table, positions = _table_and_positions(node)
     if len(table.meta["val"].shape) != 2:
         return "only gathers from a matrix (an embedding table) are lowered"

@@ -16,10 +16,12 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import matmul_objection
 from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.conv import accumulator_dtype, conv_weights, emit_conv2d, quantized_bias
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor
+from kiln.delegation.nodes import quantized_dtype
 
 aten = torch.ops.aten
 
@@ -84,7 +86,8 @@ def check_matmul(node: torch.fx.Node, compile_spec: Any, constants: Collection[A
         return f"matmul operands of rank {ranks} are not lowered (rank 2 or 3)"
     if _rank(x) != _rank(weight):
         return f"matmul of a rank-{_rank(x)} and a rank-{_rank(weight)} tensor is not lowered (equal ranks)"
-    return None
+    dtypes = [str(dtype).removeprefix("torch.") for arg in (x, weight) if (dtype := quantized_dtype(arg))]
+    return matmul_objection(compile_spec, int(x.meta["val"].shape[-1]), dtypes)
 
 
 def lower_fully_connected(ctx: LoweringContext, node: torch.fx.Node, x: QTensor, weight: ConstTensor,

@@ -28,11 +28,13 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import operator_objection
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.reshape import relayout, transpose
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor, canonical_perm, inverse, permute_shape
+from kiln.passes.delegation import operator_name
 from kiln.passes.safe_softmax import applies_a_mask
 
 aten = torch.ops.aten
@@ -67,6 +69,8 @@ def is_infinity_test_of_masked_scores(node: torch.fx.Node) -> bool:
 def check_compare(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
     if is_infinity_test_of_masked_scores(node):
         return None
+    if (reason := operator_objection(operator_name(node), compile_spec)) is not None:
+        return reason
     for arg in node.args[:2]:
         if isinstance(arg, torch.fx.Node) and _dtype(arg) != torch.int32:
             return (f"comparison of a {_dtype(arg)} tensor is not lowered (int32 tensors only: quantized "
@@ -126,6 +130,8 @@ def lower_compare(ctx: LoweringContext, node: torch.fx.Node) -> None:
 
 
 def check_logical(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    if (reason := operator_objection(operator_name(node), compile_spec)) is not None:
+        return reason
     dtypes = {_dtype(arg) for arg in node.args[:2] if isinstance(arg, torch.fx.Node)}
     if dtypes != {torch.bool}:
         return f"logical operators are lowered for bool tensors only, got {sorted(map(str, dtypes))}"
@@ -146,6 +152,8 @@ def lower_logical(ctx: LoweringContext, node: torch.fx.Node) -> None:
 
 
 def check_any(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    if (reason := operator_objection(operator_name(node), compile_spec)) is not None:
+        return reason
     if _dtype(node.args[0]) != torch.bool:
         return f"any of a {_dtype(node.args[0])} tensor is not lowered (bool only)"
     if len(node.args[0].meta["val"].shape) > 4:
@@ -192,6 +200,8 @@ def _fill(value: Any) -> float | None:
 
 
 def check_where(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any] = ()) -> str | None:
+    if (reason := operator_objection(operator_name(node), compile_spec)) is not None:
+        return reason
     if _dtype(node.args[0]) != torch.bool:
         return f"where with a {_dtype(node.args[0])} condition is not lowered"
     if len(node.meta["val"].shape) > 4:

@@ -23,12 +23,13 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import family_constraints, pooling_objection, reduction_objection
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.conv import emit_conv2d, spatial_pads
 from kiln.backends.arm.tosa.ops.pad import emit_pad
-from kiln.backends.arm.tosa.ops.reduce import check_reduction, is_global_pool, lower_reduction
+from kiln.backends.arm.tosa.ops.reduce import check_reduction, input_bits, is_global_pool, lower_reduction
 from kiln.backends.arm.tosa.ops.rescale import to_int16
 from kiln.backends.arm.tosa.values import QTensor
 
@@ -37,11 +38,6 @@ aten = torch.ops.aten
 # int8 differences (|q - zp| <= 255) times 128 still fit int16.
 _INT16_HEADROOM = 128
 
-# Vela: kernels above 8x8 only without padding, and at most 256 x 256 (AVERAGE_POOL_2D rules).
-_MAX_PADDED_KERNEL = 8
-_MAX_KERNEL = 256
-# Vela's depthwise convolution kernels: at most 64 on a side (the window summed exactly).
-_MAX_SUM_KERNEL = 64
 
 
 def _pool_args(node: torch.fx.Node) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int], bool]:
@@ -70,11 +66,7 @@ def check_pool(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any
         floor_shape = [(size + 2 * p - k) // s + 1 for size, p, k, s in zip((h, w), padding, kernel, stride)]
         if list(node.meta["val"].shape[2:]) != floor_shape:
             return "ceil_mode changes the output size; not lowered"
-    if max(kernel) > _MAX_KERNEL or (any(padding) and max(kernel) > _MAX_PADDED_KERNEL):
-        return f"kernel {kernel} with padding {padding} exceeds Vela's pooling limits"
-    if max(stride) > 3 and any(padding):
-        return f"stride {stride} > 3 with padding is not supported by Vela"
-    return None
+    return pooling_objection(compile_spec, "max" if "max" in str(node.target) else "avg", kernel, stride, padding)
 
 
 def _out_shape(x: QTensor, kernel: tuple[int, int], stride: tuple[int, int], pads: list[int]) -> tuple[int, ...]:
@@ -103,7 +95,8 @@ def emit_avg_pool(ctx: LoweringContext, node: torch.fx.Node, x: QTensor, kernel:
     stem = ctx.stem(node)
     source = x
     finer_output = x.dtype == ts.DType.INT8 and x.scale > out.scale * (1.0 + 1e-6)
-    if finer_output and not any(pads) and max(kernel) <= _MAX_SUM_KERNEL:
+    # The window summed exactly by a depthwise convolution, whose kernel Vela limits.
+    if finer_output and not any(pads) and max(kernel) <= family_constraints(ctx.compile_spec).max_depthwise_kernel:
         # Exact window sums (int32), one rounding to the output (module docstring).
         channels = x.tosa_shape[3]
         ones = np.ones((kernel[0], kernel[1], channels, 1), np.int8)
@@ -151,9 +144,7 @@ def check_mean(node: torch.fx.Node, compile_spec: Any, constants: Collection[Any
         return None
     if not is_global_pool(node):
         return check_reduction(node, compile_spec, constants)
-    if shape[2] > _MAX_KERNEL or shape[2] * shape[3] > _MAX_KERNEL * _MAX_KERNEL:
-        return f"global pool over {shape[2]}x{shape[3]} exceeds Vela's 256x256 kernel limit"
-    return None
+    return reduction_objection(compile_spec, shape[2:], input_bits(node), global_pool=True)
 
 
 @register(aten.mean.dim, aten._adaptive_avg_pool2d.default, check=check_mean)

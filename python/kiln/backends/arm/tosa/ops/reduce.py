@@ -16,16 +16,17 @@ from typing import Any
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import reduction_objection
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
 from kiln.backends.arm.tosa.ops.reshape import transpose
 from kiln.backends.arm.tosa.ops.rescale import emit_rescale
 from kiln.backends.arm.tosa.values import QTensor, canonical_perm, compose, inverse
+from kiln.delegation.nodes import quantized_dtype
 
 aten = torch.ops.aten
 
-MAX_REDUCED = 4096  # Vela's limit for a reduced axis
 
 
 def reduced_dims(node: torch.fx.Node) -> list[int]:
@@ -48,10 +49,13 @@ def check_reduction(node: torch.fx.Node, compile_spec: Any, constants: Collectio
         return f"reduction of a rank-{len(shape)} tensor is not lowered (rank <= 4)"
     if scalar_arg(node, 3, "dtype", None) is not None or node.kwargs.get("dtype") is not None:
         return "a reduction with a dtype argument is not lowered"
-    count = math.prod(shape[d] for d in reduced_dims(node))
-    if count > MAX_REDUCED:
-        return f"reduces {count} elements per output; Vela supports at most {MAX_REDUCED}"
-    return None
+    return reduction_objection(compile_spec, [shape[d] for d in reduced_dims(node)], input_bits(node))
+
+
+def input_bits(node: torch.fx.Node) -> int:
+    """The bits of a reduction's quantized input (its dequantize node); 8 when not known."""
+    dtype = quantized_dtype(node.args[0])
+    return 8 if dtype is None else dtype.itemsize * 8
 
 
 def rows_of(ctx: LoweringContext, x: QTensor, dims: list[int], stem: str) -> tuple[str, int, int]:

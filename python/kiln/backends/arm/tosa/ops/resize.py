@@ -19,9 +19,10 @@ one Vela maps to the Ethos-U55/U65 upscaler. ``align_corners=True`` is ``scale =
 four taps with integer weights totalling ``scale_n_y * scale_n_x`` into int32; a RESCALE
 divides by that total.
 
-Vela 5.2 compiles NEAREST for U55/U65 only with equal factors 2, 4 or 8 and the
-half-pixel encoding, and BILINEAR only for U85; there, bilinear 2x is nearest 2x followed by
-a 3x3 filter (:func:`emit_bilinear_2x_as_filter`).
+Vela 5.2 compiles NEAREST for U55/U65 only with the factors the constraint table lists
+(:mod:`kiln.backends.arm.constraints`) and the half-pixel encoding, and BILINEAR only for
+U85; there, bilinear 2x is nearest 2x followed by a 3x3 filter
+(:func:`emit_bilinear_2x_as_filter`).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import torch
 import torch.nn.functional as F
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import bilinear_as_filter, upsampling_objection
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext, carries_no_computation, is_quantize, scalar_arg
 from kiln.backends.arm.tosa.ops import register
@@ -44,8 +46,6 @@ from kiln.backends.arm.tosa.values import QTensor
 
 aten = torch.ops.aten
 
-U55_FACTORS = (1, 2, 4, 8)
-U85_MAX_FACTOR = 1024
 _INDEX_TARGETS = (aten.index.Tensor, aten._unsafe_index.Tensor)
 # What PyTorch's upsampling decompositions compute with, besides the index reads.
 _BLEND_TARGETS = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.clamp.default, aten.view.default,
@@ -82,26 +82,9 @@ class UpsampleRegion:
 
 
 # ----------------------------------------------------------------------------- checks
-def _family(compile_spec: Any) -> str:
-    return str(getattr(compile_spec, "target", compile_spec) or "").rsplit("-", 1)[0]
-
-
 def check_upsampling(upsampling: Upsampling, compile_spec: Any) -> str | None:
-    factors = upsampling.factors
-    if factors is None:
-        return f"upsampling {list(upsampling.in_hw)} to {list(upsampling.out_hw)} is not by integer factors"
-    if _family(compile_spec) == "ethos-u85":
-        if max(factors) > U85_MAX_FACTOR:
-            return f"upsampling factors {factors}: at most {U85_MAX_FACTOR}"
-        return None
-    if upsampling.mode != "nearest":
-        if factors == (2, 2) and not upsampling.align_corners:
-            return None  # nearest 2x and a 3x3 filter (emit_bilinear_2x_as_filter)
-        return (f"bilinear upsampling by {list(factors)}{' with aligned corners' if upsampling.align_corners else ''}: "
-                f"{_family(compile_spec)} runs 2x without aligned corners (Vela's bilinear RESIZE is Ethos-U85 only)")
-    if factors[0] != factors[1] or factors[0] not in U55_FACTORS:
-        return f"upsampling factors {factors}: {_family(compile_spec)} supports equal factors of 2, 4 or 8"
-    return None
+    return upsampling_objection(compile_spec, upsampling.mode, upsampling.in_hw, upsampling.out_hw,
+                                upsampling.align_corners)
 
 
 def _of_node(node: torch.fx.Node) -> Upsampling | None:
@@ -267,7 +250,7 @@ def lower_upsampling(ctx: LoweringContext, node: torch.fx.Node, x: QTensor, upsa
     if reason is not None:
         raise ctx.fail(node, reason)
     stem = ctx.stem(node)
-    if upsampling.mode == "bilinear" and _family(ctx.compile_spec) != "ethos-u85":
+    if upsampling.mode == "bilinear" and bilinear_as_filter(ctx.compile_spec):
         result, shape, total = emit_bilinear_2x_as_filter(ctx, x, stem)
         dtype, zero_point = ts.DType.INT32, 0  # the filter subtracted the zero point
     else:

@@ -55,6 +55,7 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import softmax_objection
 from kiln.backends.arm.tosa.builder import TosaBuilder, attribute
 from kiln.backends.arm.tosa.context import LoweringContext, scalar_arg
 from kiln.backends.arm.tosa.ops import register
@@ -88,9 +89,12 @@ def check_softmax(node: torch.fx.Node, compile_spec: Any, constants: Collection[
     shape = tuple(node.args[0].meta["val"].shape)
     if len(shape) > 4:
         return f"softmax of a rank-{len(shape)} tensor is not lowered (rank <= 4)"
-    if shape and shape[_softmax_dim(node)] > MAX_ROW:
-        return f"softmax over {shape[_softmax_dim(node)]} elements is not lowered (at most {MAX_ROW})"
-    return None
+    if not shape:
+        return None
+    dim = _softmax_dim(node)
+    if shape[dim] > MAX_ROW:
+        return f"softmax over {shape[dim]} elements is not lowered (at most {MAX_ROW})"
+    return softmax_objection(compile_spec, math.prod(shape) // shape[dim])
 
 
 def softmax_scores(node: torch.fx.Node, value: Any) -> tuple[Any, SoftmaxMask | None]:

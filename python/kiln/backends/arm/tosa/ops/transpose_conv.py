@@ -16,13 +16,11 @@ import numpy as np
 import torch
 import tosa_serializer as ts
 
+from kiln.backends.arm.constraints import convolution_objection
 from kiln.backends.arm.tosa.builder import attribute
 from kiln.backends.arm.tosa.context import LoweringContext, pair, scalar_arg
-from kiln.backends.arm.tosa.ops.conv import _family, _is_u85, nchw, quantized_bias
+from kiln.backends.arm.tosa.ops.conv import nchw, quantized_bias
 from kiln.backends.arm.tosa.values import ConstTensor, QTensor
-
-# Vela's TRANSPOSE_CONV2D on U55/U65 upsamples the input by the stride: 1 or 2.
-_U55_STRIDES = (1, 2)
 
 
 def _transposed_args(args: dict[str, Any], one_d: bool) -> tuple[tuple[int, int], ...]:
@@ -41,12 +39,7 @@ def check_transposed(node: torch.fx.Node, args: dict[str, Any], compile_spec: An
         return f"grouped transposed convolution (groups={args['groups']}) is not lowered"
     if dilation != (1, 1):
         return f"dilated transposed convolution (dilation {list(dilation)}) is not lowered: TOSA has no dilation there"
-    if not _is_u85(compile_spec):
-        strides = set(stride[1:]) if one_d else set(stride)
-        if len(strides) > 1 or not strides <= set(_U55_STRIDES):
-            return (f"transposed convolution stride {list(stride)}: {_family(compile_spec)} supports stride 1 or 2 "
-                    "(equal in both dims)")
-    return None
+    return convolution_objection(compile_spec, stride, padding, dilation, transposed=True, one_d=one_d)
 
 
 def _weights(ctx: LoweringContext, node: torch.fx.Node, weight: ConstTensor) -> tuple[np.ndarray, np.ndarray]:

@@ -1,22 +1,20 @@
 """Which core-ATen operators each Ethos-U family can run, and as which TOSA operators.
 
-The families follow Vela's own operator lists (``ethosu.regor.tflite_operator_constraints``
-per architecture): U65 uses U55's NPU core, so they share one list; U85 adds
-comparisons, SELECT, GATHER and bilinear resize among others. An operator missing
-here is left to the TOSA lowering (e.g. the nodes of a decomposed hardswish that
-become one TABLE); if it cannot lower it either, no check knows it and it stays on
-the CPU with that reason.
+Each entry names the TOSA operators an ATen operator becomes; the families that run it
+are those whose NPU has all of them (``FamilyConstraints.missing_tosa_operators``: the U85
+adds comparisons, SELECT, logical operators, REDUCE_ANY and GATHER to the U55's and U65's
+set). An operator missing here is left to the TOSA lowering (e.g. the nodes of a decomposed hardswish that become one TABLE); if it cannot lower it
+either, no check knows it and it stays on the CPU with that reason.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-U55 = "ethos-u55"
-U65 = "ethos-u65"
-U85 = "ethos-u85"
-ALL_FAMILIES = frozenset({U55, U65, U85})
-U85_ONLY = frozenset({U85})
+from kiln.backends.arm.constraints.families import FAMILY_CONSTRAINTS
+
+_TOSA_NAME = re.compile(r"\b[A-Z][A-Z0-9_]+\b")
 
 
 @dataclass(frozen=True)
@@ -24,8 +22,14 @@ class OperatorSupport:
     """How one core-ATen operator reaches the NPU."""
 
     tosa: str  # the TOSA operator(s) it becomes
-    families: frozenset[str] = ALL_FAMILIES
     kind: str = "compute"  # "compute", "elementwise" or "data" (data movement only)
+
+    @property
+    def families(self) -> frozenset[str]:
+        """The Ethos-U families whose NPU has every TOSA operator this one becomes."""
+        needed = set(_TOSA_NAME.findall(self.tosa))
+        return frozenset(family for family, constraints in FAMILY_CONSTRAINTS.items()
+                         if not needed & constraints.missing_tosa_operators)
 
 
 # fmt: off
@@ -89,29 +93,29 @@ OPERATORS: dict[str, OperatorSupport] = {
     "aten::index.Tensor": OperatorSupport("RESIZE (an upsampling's quantized form)"),
     # Bilinear RESIZE is U85's; U55/U65 run 2x as nearest 2x and a 3x3 filter (resize.py).
     "aten::upsample_bilinear2d.vec": OperatorSupport("RESIZE (bilinear) / RESIZE + DEPTHWISE_CONV2D"),
-    # U85 only (Vela lists these operators for Ethos-U85 and not for U55/U65).
-    "aten::eq.Tensor": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),
-    "aten::eq.Scalar": OperatorSupport("EQUAL", U85_ONLY, "elementwise"),
-    "aten::ne.Tensor": OperatorSupport("EQUAL + LOGICAL_NOT", U85_ONLY, "elementwise"),
-    "aten::ne.Scalar": OperatorSupport("EQUAL + LOGICAL_NOT", U85_ONLY, "elementwise"),
-    "aten::lt.Tensor": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
-    "aten::lt.Scalar": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
-    "aten::le.Tensor": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
-    "aten::le.Scalar": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
-    "aten::gt.Tensor": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
-    "aten::gt.Scalar": OperatorSupport("GREATER", U85_ONLY, "elementwise"),
-    "aten::ge.Tensor": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
-    "aten::ge.Scalar": OperatorSupport("GREATER_EQUAL", U85_ONLY, "elementwise"),
-    "aten::where.self": OperatorSupport("SELECT", U85_ONLY, "elementwise"),
-    "aten::logical_not": OperatorSupport("LOGICAL_NOT", U85_ONLY, "elementwise"),
-    "aten::logical_and": OperatorSupport("LOGICAL_AND", U85_ONLY, "elementwise"),
-    "aten::logical_or": OperatorSupport("LOGICAL_OR", U85_ONLY, "elementwise"),
-    "aten::any.dim": OperatorSupport("REDUCE_ANY", U85_ONLY),
+    # Ethos-U85 only (U55/U65 lack their TOSA operators).
+    "aten::eq.Tensor": OperatorSupport("EQUAL", kind="elementwise"),
+    "aten::eq.Scalar": OperatorSupport("EQUAL", kind="elementwise"),
+    "aten::ne.Tensor": OperatorSupport("EQUAL + LOGICAL_NOT", kind="elementwise"),
+    "aten::ne.Scalar": OperatorSupport("EQUAL + LOGICAL_NOT", kind="elementwise"),
+    "aten::lt.Tensor": OperatorSupport("GREATER", kind="elementwise"),
+    "aten::lt.Scalar": OperatorSupport("GREATER", kind="elementwise"),
+    "aten::le.Tensor": OperatorSupport("GREATER_EQUAL", kind="elementwise"),
+    "aten::le.Scalar": OperatorSupport("GREATER_EQUAL", kind="elementwise"),
+    "aten::gt.Tensor": OperatorSupport("GREATER", kind="elementwise"),
+    "aten::gt.Scalar": OperatorSupport("GREATER", kind="elementwise"),
+    "aten::ge.Tensor": OperatorSupport("GREATER_EQUAL", kind="elementwise"),
+    "aten::ge.Scalar": OperatorSupport("GREATER_EQUAL", kind="elementwise"),
+    "aten::where.self": OperatorSupport("SELECT", kind="elementwise"),
+    "aten::logical_not": OperatorSupport("LOGICAL_NOT", kind="elementwise"),
+    "aten::logical_and": OperatorSupport("LOGICAL_AND", kind="elementwise"),
+    "aten::logical_or": OperatorSupport("LOGICAL_OR", kind="elementwise"),
+    "aten::any.dim": OperatorSupport("REDUCE_ANY"),
     # A tensor of one value in its input's shape: a constant, on every Ethos-U.
     "aten::full_like": OperatorSupport("CONST", kind="data"),
-    "aten::index_select": OperatorSupport("GATHER", U85_ONLY, "data"),
-    "aten::embedding": OperatorSupport("GATHER", U85_ONLY, "data"),
-    "aten::gather": OperatorSupport("GATHER", U85_ONLY, "data"),
+    "aten::index_select": OperatorSupport("GATHER", kind="data"),
+    "aten::embedding": OperatorSupport("GATHER", kind="data"),
+    "aten::gather": OperatorSupport("GATHER", kind="data"),
 }
 # fmt: on
 
