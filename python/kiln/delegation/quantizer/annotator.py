@@ -191,7 +191,7 @@ class GraphAnnotator:
         if not (_is_float_tensor(source) and _is_float_tensor(node)):
             return
         known = patterns.FIXED_RANGE.get(node.target)
-        output = fixed_output_spec(*known) if known else config.activation
+        output = fixed_output_spec(*known, dtype=config.activation.dtype) if known else config.activation
         _annotate(node, {source: self.input_spec(source, config)}, output)
 
     def _annotate_shared(self, node: Node, config: QuantizationConfig) -> None:

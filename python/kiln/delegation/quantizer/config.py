@@ -164,13 +164,18 @@ def get_symmetric_quantization_config(
     return QuantizationConfig(activation=activation, weight=weight, is_qat=is_qat)
 
 
-def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
+def fixed_output_spec(low: float, high: float, dtype: torch.dtype = torch.int8) -> FixedQParamsQuantizationSpec:
     """int8 spec covering exactly [low, high] (for functions with a known output range).
 
     Sigmoid and softmax ([0, 1]) get scale 1/256 and zero point -128, tanh ([-1, 1])
     scale 1/128 and zero point 0: the whole int8 range is used and no calibration
-    sample can squeeze it.
+    sample can squeeze it. ``dtype=torch.int16``: the symmetric 16-bit spec that covers
+    [low, high] (scale max(|low|, |high|) / 32767, zero point 0).
     """
+    if dtype == torch.int16:
+        return FixedQParamsQuantizationSpec(
+            dtype=torch.int16, scale=max(abs(low), abs(high)) / ACTIVATION16_QMAX, zero_point=0,
+            quant_min=ACTIVATION16_QMIN, quant_max=ACTIVATION16_QMAX, qscheme=torch.per_tensor_symmetric)
     scale = (high - low) / (ACTIVATION_QMAX - ACTIVATION_QMIN + 1)
     zero_point = int(round(ACTIVATION_QMIN - low / scale))
     return FixedQParamsQuantizationSpec(

@@ -10,8 +10,8 @@ are quantized all-a16w8 and all-int8, compiled for ethos-u55-128 and ethos-u85-2
   each model states (the int8 error is measured on the int8 PT2E model: its delegates are
   bit-exact to it by the int8 suites), and the error it adds to that of int8 weights alone
   (eager PyTorch with the weights rounded) is well below int8's. The transformer block keeps
-  int8 for its softmax, layer norm, GELU and attention products, the MLP for its sigmoid
-  (named in ``kept_int8``).
+  int8 for its softmax, layer norm and attention products (named in ``kept_int8``); the
+  sigmoid, tanh and GELU are 16-bit tables.
 
 Each model is quantized once per precision and compiled once per target (module fixtures).
 """
@@ -110,14 +110,15 @@ class TransformerBlock(torch.nn.Module):
 
 
 # name -> (model class, input shape, largest a16w8 / int8 error ratio against fp32). Measured
-# (calibration data, 2026-11-28): cnn 0.43, audio 0.44, gated cell 0.54, transformer 0.28 (both Ethos-Us); the
-# MLP's int8 sigmoid table dominates its error (0.88): a16w8 gains there only with 16-bit tables.
+# (calibration data, 2026-11-28, 16-bit tables): cnn 0.48, audio 0.44, gated cell 0.27, MLP
+# 0.49, transformer 0.23 (both Ethos-Us). Above 1/4 the int8 weights are the limit: the
+# a16w8 error is that of eager PyTorch with the weights rounded to int8 (the second assert).
 MODELS: dict[str, tuple[type[torch.nn.Module], tuple[int, ...], float]] = {
-    "cnn": (SmallCnn, (1, 3, 8, 8), 0.5),
-    "mlp": (Mlp, (1, 16), 0.95),
+    "cnn": (SmallCnn, (1, 3, 8, 8), 0.55),
+    "mlp": (Mlp, (1, 16), 0.55),
     "audio": (AudioFrontEnd, (1, 8, 32), 0.5),
-    "gated": (GatedCell, (1, 8), 0.7),
-    "transformer": (TransformerBlock, (1, 6, 16), 0.5),
+    "gated": (GatedCell, (1, 8), 0.35),
+    "transformer": (TransformerBlock, (1, 6, 16), 0.3),
 }
 
 
@@ -220,12 +221,14 @@ def test_a16w8_delegates_are_bit_exact_and_beat_int8(compiled: Any, name: str, t
 
 def test_operators_kept_int8_are_named_with_a_reason(compiled: Any) -> None:
     kept = {k.operator: k for k in compiled("transformer")["int16_quantizer"].kept_int8}
-    assert {"aten.layer_norm.default", "aten._safe_softmax.default", "aten.gelu.default",
-            "aten.matmul.default"} <= set(kept)
-    assert "int8" in kept["aten.gelu.default"].reason
+    assert {"aten.layer_norm.default", "aten._safe_softmax.default", "aten.matmul.default"} <= set(kept)
+    assert "aten.gelu.default" not in kept  # a 16-bit table
+    assert "int8" in kept["aten.layer_norm.default"].reason
     assert kept["aten.layer_norm.default"].module == "norm"
     assert not compiled("transformer")["int8_quantizer"].kept_int8  # nothing asked for 16 bits there
-    assert [k.operator for k in compiled("mlp")["int16_quantizer"].kept_int8] == ["aten.sigmoid.default"]
+    # sigmoid, tanh and 1 - x are 16-bit tables
+    assert not compiled("mlp")["int16_quantizer"].kept_int8
+    assert not compiled("gated")["int16_quantizer"].kept_int8
     assert not compiled("cnn")["int16_quantizer"].kept_int8
     # The partition report of the program says it too.
     _, program = compiled("transformer", "ethos-u55-128")
