@@ -30,6 +30,7 @@ import kiln
 from kiln import _runtime
 from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
 from kiln.backends.arm.partitioner import EthosUPartitioner
+from kiln.backends.arm.quantizer.limits import int8_weights_model, what_limits_a16w8
 from kiln.runtime import Runtime
 
 TARGETS = ["ethos-u55-128", "ethos-u85-256"]
@@ -122,22 +123,6 @@ MODELS: dict[str, tuple[type[torch.nn.Module], tuple[int, ...], float]] = {
 }
 
 
-def _with_int8_weights(model: torch.nn.Module) -> torch.nn.Module:
-    """A copy of ``model`` whose convolution and linear weights are rounded to int8 per output
-    channel (symmetric, [-127, 127]) and kept float: the error every w8 scheme starts from."""
-    import copy
-
-    rounded = copy.deepcopy(model)
-    with torch.no_grad():
-        for module in rounded.modules():
-            weight = getattr(module, "weight", None)
-            if isinstance(module, (torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Linear)) and weight is not None:
-                flat = weight.reshape(weight.shape[0], -1)
-                scale = (flat.abs().amax(dim=1).clamp(min=2.0**-16) / 127).reshape(-1, *[1] * (weight.dim() - 1))
-                weight.copy_(torch.clamp(torch.round(weight / scale), -127, 127) * scale)
-    return rounded
-
-
 def _relative_error(reference: list[np.ndarray], values: list[np.ndarray]) -> float:
     num = sum(float(np.sum((np.asarray(v, np.float64) - r) ** 2)) for r, v in zip(reference, values))
     den = sum(float(np.sum(np.asarray(r, np.float64) ** 2)) for r in reference)
@@ -209,7 +194,7 @@ def test_a16w8_delegates_are_bit_exact_and_beat_int8(compiled: Any, name: str, t
     method = Runtime().load_program(program.to_bytes()).load_method("forward")
     a16w8_error = _relative_error(fp32, [np.asarray(method.execute([x.numpy()])[0]) for x in tests])
     ratio = a16w8_error / int8_error
-    weights_only = _with_int8_weights(model)
+    weights_only = int8_weights_model(model)
     floor = _relative_error(fp32, [weights_only(x).detach().numpy() for x in tests])
     print(f"{name} on {target}: error vs fp32 int8 {int8_error:.2e}, a16w8 {a16w8_error:.2e}, ratio {ratio:.2f}; "
           f"int8 weights alone {floor:.2e}; activation error int8 {int8_error - floor:.2e} "
@@ -217,6 +202,11 @@ def test_a16w8_delegates_are_bit_exact_and_beat_int8(compiled: Any, name: str, t
     assert ratio < MODELS[name][2], f"a16w8 error {a16w8_error:.3e} vs int8 {int8_error:.3e}"
     # What a16w8 adds to the int8 weights' own error is clearly less than what int8 activations add.
     assert a16w8_error - floor < 0.8 * (int8_error - floor)
+    # Above a quarter of int8's error, the report says what limits it: here the int8 weights.
+    limits = what_limits_a16w8(int8_error, a16w8_error, floor, entry["int16_quantizer"].kept_int8)
+    assert bool(limits) == (ratio > 0.25)
+    if limits:
+        assert "the int8 weights set the floor" in limits[1], limits
 
 
 def test_operators_kept_int8_are_named_with_a_reason(compiled: Any) -> None:
