@@ -68,7 +68,8 @@ def what_limits_a16w8(int8_error: float, a16w8_error: float, weights_error: floa
         return []
     lines = [f"a16w8 error {a16w8_error:.2e} is {a16w8_error / int8_error:.2f} of int8's ({int8_error:.2e})"]
     share = weights_error / a16w8_error if a16w8_error > 0 else 0.0
-    verdict = "the int8 weights set the floor" if share >= 0.8 else "the int8 weights account for part of it"
+    verdict = ("the int8 weights set the floor" if share >= 0.8 else
+               "the int8 weights account for part of it" if share >= 0.2 else "the int8 weights are not the limit")
     lines.append(f"int8 weights with fp32 activations: error {weights_error:.2e} ({share:.0%} of a16w8's): {verdict}")
     kinds = Counter((kept.operator, kept.reason) for kept in kept_int8)
     for (operator, reason), count in kinds.most_common():
