@@ -21,9 +21,10 @@ softmax and layer norm (their integer decompositions are written for int8 inputs
 transposed convolutions, matrix products of two computed tensors, resizes, gathers.
 PT2E inserts the requantization between an int16 producer and an int8 consumer (and the
 reverse), which the lowering emits as a RESCALE; a 16-bit convolution or linear layer reads
-an int8 producer as it is (annotator.GraphAnnotator.input_spec), and the operators of the
-model's own forward after a 16-bit layer follow its precision (EthosUQuantizer), so that
-precision changes cost as few NPU passes as possible.
+an int8 producer as it is (annotator.GraphAnnotator.input_spec), and an operator of the
+model's own forward with a 16-bit operand (a residual add after a 16-bit block) computes in
+16 bits (EthosUQuantizer), so that precision changes cost as few NPU passes as possible and
+a residual stream stays 16-bit.
 """
 
 from __future__ import annotations
