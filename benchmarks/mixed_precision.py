@@ -13,8 +13,11 @@ Every program is compiled with Ethos-U delegates for the target and run on Kiln'
 (delegates on the virtual NPU, bit-exact with the TOSA reference) on the calibration samples.
 
 Columns: relative RMS error of the program's output vs eager fp32, top-1 agreement with fp32
-(argmax over the last dim), Vela's NPU cycles (sum over delegates), SRAM (largest delegate)
-and flash (sum), the nodes left on the CPU, and the number of layers in 16 bits.
+(argmax over the last dim), Vela's NPU cycles (sum over delegates) and, for the automatic
+choice, their share of all-a16w8's, SRAM (largest delegate) and flash (sum), the nodes left
+on the CPU, and the number of layers in 16 bits. The a16w8 row's note says what keeps its
+error above a quarter of int8's (kiln.backends.arm.quantizer.limits): the error of the int8
+weights alone (fp32 activations) and the operators kept int8.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Row:
     error: Optional[float] = None  # relative RMS vs fp32
     top1: Optional[float] = None  # share of samples whose argmax agrees with fp32
     npu_cycles: Optional[int] = None
+    cycles_vs_a16w8: Optional[float] = None  # the automatic choice's NPU cycles / all-a16w8's
     sram_bytes: Optional[int] = None
     flash_bytes: Optional[int] = None
     cpu_nodes: Optional[int] = None
@@ -82,6 +86,7 @@ def benchmark(name: str, target: str, count: int, gap: float) -> list[Row]:
     from kiln.backends.arm import EthosUCompileSpec, EthosUQuantizer
     from kiln.backends.arm.partitioner import EthosUPartitioner
     from kiln.backends.arm.quantizer.choice import choose_precision, outputs_of, relative_error
+    from kiln.backends.arm.quantizer.limits import int8_weights_error, what_limits_a16w8
     from kiln.cli.aot import calibration_samples
 
     model, inputs = kiln.models.get(name)
@@ -91,6 +96,7 @@ def benchmark(name: str, target: str, count: int, gap: float) -> list[Row]:
     reference = outputs_of(model, samples)
     rows = [Row(name, target, "fp32", error=0.0, top1=1.0)]
     errors = {}
+    kept: list[Any] = []
     for activations in ("int8", "int16"):
         started = time.perf_counter()
         row = Row(name, target, "int8" if activations == "int8" else "a16w8")
@@ -100,9 +106,13 @@ def benchmark(name: str, target: str, count: int, gap: float) -> list[Row]:
         _measure(row, program, samples, reference)
         errors[activations] = relative_error(reference, outputs_of(quantized.module(), samples))
         row.int16_layers = "all" if activations == "int16" else ""
-        row.note = f"{len(quantizer.kept_int8)} operators kept int8" if quantizer.kept_int8 else ""
+        kept = quantizer.kept_int8 if activations == "int16" else kept
         row.seconds = time.perf_counter() - started
         rows.append(row)
+    int8_row, a16w8_row = rows[1], rows[2]
+    if int8_row.error is not None and a16w8_row.error is not None:
+        limits = what_limits_a16w8(int8_row.error, a16w8_row.error, int8_weights_error(model, samples, reference), kept)
+        a16w8_row.note = "; ".join(limits[1:]) if limits else "at most 1/4 of int8's error"
     started = time.perf_counter()
     target_error = errors["int16"] + gap * (errors["int8"] - errors["int16"])
     choice = choose_precision(model, inputs, samples, spec, max_error=target_error)
@@ -112,6 +122,8 @@ def benchmark(name: str, target: str, count: int, gap: float) -> list[Row]:
     _measure(row, program, samples, reference)
     row.int16_layers = f"{sum(r.precision == 'int16' for r in choice.layers)}/{len(choice.layers)}"
     row.note = f"target {target_error:.2e} {'met' if choice.target_met else 'NOT met'}"
+    if row.npu_cycles and a16w8_row.npu_cycles:
+        row.cycles_vs_a16w8 = row.npu_cycles / a16w8_row.npu_cycles
     row.seconds = time.perf_counter() - started
     rows.append(row)
     return rows
@@ -122,11 +134,12 @@ def _cell(value: Any, fmt: str) -> str:
 
 
 def table(rows: list[Row]) -> str:
-    lines = ["| model | target | scheme | error vs fp32 | top-1 vs fp32 | NPU cycles | SRAM | flash | CPU nodes "
-             "| 16-bit layers | note |", "|" + "---|" * 11]
+    lines = ["| model | target | scheme | error vs fp32 | top-1 vs fp32 | NPU cycles | cycles vs a16w8 | SRAM | flash "
+             "| CPU nodes | 16-bit layers | note |", "|" + "---|" * 12]
     for r in rows:
         lines.append(f"| {r.model} | {r.target} | {r.scheme} | {_cell(r.error, '.2e')} | {_cell(r.top1, '.0%')} | "
-                     f"{_cell(r.npu_cycles, 'd')} | {_cell(r.sram_bytes, 'd')} | {_cell(r.flash_bytes, 'd')} | "
+                     f"{_cell(r.npu_cycles, 'd')} | {_cell(r.cycles_vs_a16w8, '.0%')} | {_cell(r.sram_bytes, 'd')} | "
+                     f"{_cell(r.flash_bytes, 'd')} | "
                      f"{_cell(r.cpu_nodes, 'd')} | {r.int16_layers} | {r.note} |")
     return "\n".join(lines)
 

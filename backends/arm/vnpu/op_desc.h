@@ -106,8 +106,13 @@ enum class LutKind : uint8_t {
   /// 256 int32 entries indexed by an int8 value (1 KiB).
   Int8ToInt32,
   /// 512 (base, slope) int16 pairs indexed by the top 9 bits of an int16 value, linear
-  /// interpolation on the low 7 (2 KiB): int16 TOSA TABLE, tanh and sigmoid.
+  /// interpolation on the low 7 (2 KiB): int16 TOSA TABLE, tanh and sigmoid. Ethos-U85:
+  /// looks the accumulator up before the scaling.
   Int16Interpolated,
+  /// The same table with a 16-bit result (Ethos-U55/U65, Ethos-U85 LUT_S16_S16): looks the
+  /// scaled, zero-point-adjusted 16-bit value up and rounds the interpolation back to 16 bits
+  /// (half up).
+  Int16InterpolatedAfterScaling,
 };
 
 /// The output stage after the accumulators: scaling, zero point, table, clipping.

@@ -7,7 +7,10 @@
 // 16-bit interpolating tables (Ethos-U85) look the accumulator up before the scaling: the
 // table's (base << 7) + slope * fraction result is what OFM_SCALE then scales (Vela gives
 // such operations a scale of 1 >> 7). 8-bit tables look the scaled, zero-point-adjusted value
-// up, as on the Ethos-U55.
+// up, as on the Ethos-U55. So do 16-bit tables with a 16-bit result (Ethos-U55/U65, the
+// Ethos-U85's LUT_S16_S16), rounding the interpolation back to 16 bits:
+// base + ((slope * fraction + 64) >> 7), TFLite's int16 LUTLookup. Vela folds TOSA's RESCALE
+// by 2^-7 after an int16 TABLE into such a table, and a RESCALE before it into OFM_SCALE.
 #pragma once
 
 #include <cstdint>
@@ -64,6 +67,10 @@ inline int64_t lookup_interpolated(const uint8_t* table, int64_t value) {
   return int64_t{base} * 128 + int64_t{slope} * static_cast<int32_t>(u & 127u);
 }
 
+/// An interpolated lookup's 16-bit value: its 7 fractional bits rounded off, half up
+/// (base + ((slope * fraction + 64) >> 7)).
+inline int64_t round_to_16_bits(int64_t interpolated) { return (interpolated + 64) >> 7; }
+
 /// Parameters of the output stage of one operation, resolved against the OFM type and the
 /// internal memory.
 struct OutputStage {
@@ -76,7 +83,8 @@ struct OutputStage {
   /// Entries of an Int8 table are signed (else unsigned, indexed by value 0..255).
   bool table_signed = true;
 
-  /// Before scaling: the 16-bit interpolating table, else the value unchanged.
+  /// Before scaling: the Ethos-U85's 16-bit interpolating table with a 32-bit result, else
+  /// the value unchanged.
   int64_t before_scaling(int64_t acc) const {
     return lut == LutKind::Int16Interpolated ? lookup_interpolated(table, acc) : acc;
   }
@@ -84,7 +92,9 @@ struct OutputStage {
   /// After scaling: + zero point, 8-bit tables, clipping.
   int64_t finish(int64_t scaled) const {
     int64_t v = scaled + zero_point;
-    if (lut == LutKind::Int8 || lut == LutKind::Int8ToInt16 || lut == LutKind::Int8ToInt32) {
+    if (lut == LutKind::Int16InterpolatedAfterScaling) {
+      v = round_to_16_bits(lookup_interpolated(table, v));
+    } else if (lut == LutKind::Int8 || lut == LutKind::Int8ToInt16 || lut == LutKind::Int8ToInt32) {
       int64_t idx;
       if (table_signed || lut != LutKind::Int8) {
         idx = (v < -128 ? -128 : (v > 127 ? 127 : v)) + 128;

@@ -308,6 +308,34 @@ TEST(VnpuOutputStage, ScaleValueRoundsLikeTosa) {
   }
 }
 
+TEST(VnpuOutputStage, Int16TablesInterpolateLikeTflite) {
+  // The Ethos-U55's 16-bit table: 512 (base, slope) pairs; the scaled 16-bit value's top 9
+  // bits pick the pair, the low 7 interpolate. Reference: TFLite's int16 LUTLookup,
+  // base + ((slope * offset + 64) >> 7) (the same as TOSA's int16 TABLE followed by a
+  // RESCALE by 2^-7), then the clip.
+  std::vector<uint8_t> table(2048);
+  std::vector<int32_t> base(512), slope(512);
+  for (int i = 0; i < 512; ++i) {
+    base[i] = (i * 977) % 60000 - 30000;
+    slope[i] = (i * 131) % 4001 - 2000;
+    const uint32_t word = (static_cast<uint32_t>(slope[i] & 0xffff) << 16) | static_cast<uint32_t>(base[i] & 0xffff);
+    for (int b = 0; b < 4; ++b) table[4 * i + b] = static_cast<uint8_t>(word >> (8 * b));
+  }
+  OutputStage stage;
+  stage.lut = LutKind::Int16InterpolatedAfterScaling;
+  stage.table = table.data();
+  stage.clip_min = -32767;
+  stage.clip_max = 32767;
+  for (int32_t v = -32768; v <= 32767; ++v) {
+    const int32_t index = (v + 32768) >> 7, offset = (v + 32768) & 127;
+    const int64_t interpolated = base[index] + ((slope[index] * offset + 64) >> 7);
+    ASSERT_EQ(stage.before_scaling(v), v);  // unlike the 32-bit result's table (Ethos-U85)
+    ASSERT_EQ(stage.finish(v), std::min<int64_t>(32767, std::max<int64_t>(-32767, interpolated))) << "value " << v;
+  }
+  stage.zero_point = 100;  // the zero point is added before the lookup
+  EXPECT_EQ(stage.finish(-32868), base[0]);
+}
+
 TEST(VnpuWeightDecoder, DecodesAnMlwCodecStream) {
   // Encoded by ethosu.mlw_codec.encode; the values are what mlw_codec.decode returns.
   const uint8_t stream[] = {

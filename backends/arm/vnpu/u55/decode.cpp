@@ -114,14 +114,18 @@ Error decode_activation(const Regs& r, const FmDesc& ofm, uint32_t shram_bytes, 
   out->clip_max = hi;
   out->lut = LutKind::None;
   if (function >= kActivationLutStart && function <= kActivationLutEnd) {
+    // 8-bit tables take 256 bytes each of the top 2 KiB of SHRAM; a 16-bit OFM's table is
+    // 512 (base, slope) pairs that fill all of it (index 0).
     const uint32_t base = shram_bytes >= 2048 ? shram_bytes - 2048 : 0;
     const uint32_t offset = base + 256u * (function - kActivationLutStart);
-    if (elem_bytes(ofm.type) != 1 || offset + 256u > shram_bytes) {
+    const uint32_t bytes = elem_bytes(ofm.type);
+    const uint32_t size = bytes == 2 ? 2048u : 256u;
+    if ((bytes != 1 && bytes != 2) || offset + size > shram_bytes) {
       KILN_LOG(Error, "table lookup %u on a %u-byte OFM is not modelled (LUT at 0x%x)",
-               function - kActivationLutStart, elem_bytes(ofm.type), offset);
+               function - kActivationLutStart, bytes, offset);
       return Error::NpuInvalidRegister;
     }
-    out->lut = LutKind::Int8;
+    out->lut = bytes == 2 ? LutKind::Int16InterpolatedAfterScaling : LutKind::Int8;
     out->lut_offset = offset;
   } else if (function != kActivationNone) {
     KILN_LOG(Error, "activation function %u (tanh/sigmoid) is not modelled", function);

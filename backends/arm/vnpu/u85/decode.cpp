@@ -192,7 +192,7 @@ Error decode_activation(const Regs& r, const FmDesc& ofm, uint32_t lut_bytes, Ou
     case ActivationFunction::LutS8S8: out->lut = LutKind::Int8; size = 256; break;
     case ActivationFunction::LutS8S16: out->lut = LutKind::Int8ToInt16; size = 512; break;
     case ActivationFunction::LutS8S32: out->lut = LutKind::Int8ToInt32; size = 1024; break;
-    case ActivationFunction::LutS16S16:
+    case ActivationFunction::LutS16S16: out->lut = LutKind::Int16InterpolatedAfterScaling; size = 2048; break;
     case ActivationFunction::LutS16S32:
     case ActivationFunction::LutTanh:
     case ActivationFunction::LutSigmoid: out->lut = LutKind::Int16Interpolated; size = 2048; break;

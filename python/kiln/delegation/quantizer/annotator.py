@@ -97,9 +97,11 @@ class GraphAnnotator:
         16-bit operator that ``reads_int8`` (a convolution or linear layer: requantizing its
         input to int16 would add an NPU pass and no precision), else a fresh activation
         observer (PT2E requantizes on that edge). Elementwise operators always read one
-        dtype: a MUL of an int8 (lookup table) and an int16 operand, as Vela compiles it,
-        leaves the TOSA reference on the virtual NPU (whether Vela's stream or the vNPU's
-        model of it is at fault is not settled yet; tests/python/arm/a16w8, GatedCell)."""
+        dtype: Vela 5.2 miscompiles a MUL of an int8 and an int16 operand on the Ethos-U55
+        when an operand is a channel slice (a recurrent cell's split gates): it rescales the
+        whole unsliced tensor to int32 in NHCWB16 scratch that overlaps the tensor it still
+        reads, and reads the slice at channel 0 rather than its offset (docs/quantize.md;
+        the U85 stream is right, and int8 x int8 or int16 x int16 MULs fold the rescales)."""
         if output_is_quantized(arg):
             produced = output_dtype(arg)
             wanted = config.activation.dtype
@@ -189,7 +191,7 @@ class GraphAnnotator:
         if not (_is_float_tensor(source) and _is_float_tensor(node)):
             return
         known = patterns.FIXED_RANGE.get(node.target)
-        output = fixed_output_spec(*known) if known else config.activation
+        output = fixed_output_spec(*known, dtype=config.activation.dtype) if known else config.activation
         _annotate(node, {source: self.input_spec(source, config)}, output)
 
     def _annotate_shared(self, node: Node, config: QuantizationConfig) -> None:

@@ -164,13 +164,18 @@ def get_symmetric_quantization_config(
     return QuantizationConfig(activation=activation, weight=weight, is_qat=is_qat)
 
 
-def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
+def fixed_output_spec(low: float, high: float, dtype: torch.dtype = torch.int8) -> FixedQParamsQuantizationSpec:
     """int8 spec covering exactly [low, high] (for functions with a known output range).
 
     Sigmoid and softmax ([0, 1]) get scale 1/256 and zero point -128, tanh ([-1, 1])
     scale 1/128 and zero point 0: the whole int8 range is used and no calibration
-    sample can squeeze it.
+    sample can squeeze it. ``dtype=torch.int16``: the symmetric 16-bit spec that covers
+    [low, high] (scale max(|low|, |high|) / 32767, zero point 0).
     """
+    if dtype == torch.int16:
+        return FixedQParamsQuantizationSpec(
+            dtype=torch.int16, scale=max(abs(low), abs(high)) / ACTIVATION16_QMAX, zero_point=0,
+            quant_min=ACTIVATION16_QMIN, quant_max=ACTIVATION16_QMAX, qscheme=torch.per_tensor_symmetric)
     scale = (high - low) / (ACTIVATION_QMAX - ACTIVATION_QMIN + 1)
     zero_point = int(round(ACTIVATION_QMIN - low / scale))
     return FixedQParamsQuantizationSpec(
@@ -188,9 +193,12 @@ def fixed_output_spec(low: float, high: float) -> FixedQParamsQuantizationSpec:
 ACTIVATION16_QMIN, ACTIVATION16_QMAX = -32767, 32767
 # int8's smallest scale (2**-16) would cap a 16-bit tensor's range below 0.5 at a coarser
 # step than its codes allow. The floor still matters for tensors that calibrate to (almost)
-# nothing, such as a recurrent layer's first products with its zero initial state: 2**-30
-# saturated them on a GRU (its error doubled), 2**-24 (ranges down to 2e-3) does not.
-_EPS16 = 2.0**-24
+# nothing, such as a recurrent layer's zero initial state: the bias of the layer's recurrent
+# product is quantized once, at the zero state's scale times the weights' (about 2e-3), for
+# every time step, so the floor bounds that bias to 2**31 x floor x 2e-3: 2**-30 saturated a
+# GRU's, 2**-24 (0.26) an LSTM's (its a16w8 error was 14 times its int8 error); 2**-20 allows
+# biases up to 4 and still quantizes ranges down to 0.03 at full resolution.
+_EPS16 = 2.0**-20
 
 
 def get_a16w8_quantization_config(

@@ -18,12 +18,15 @@
 2. **Move.** Layers go to 16 bits in order of gain (largest first), each move measured again
    (the gains do not add up exactly) and compiled with Vela for its cost (NPU cycles, SRAM).
    A move that breaks a budget is undone and the next layer tried; the walk stops as soon as
-   the error target is met.
+   the error target is met. The shortest run of last layers that meets the target is the
+   other candidate (a run up to the output adds no requantization pass, where a mix pays one
+   after each 16-bit layer followed by an int8 one); the cheaper of the two is the mix.
    If every layer in 16 bits meets the target at no more cost than the mix (each boundary
    between int8 and 16-bit layers is a requantization pass), or the mix misses the target
    and all-a16w8 does better, the choice is all-a16w8.
 3. **Report.** One row per candidate: its gain, the precision chosen, the error and the cost
-   after the move. When the target cannot be met within the budget, the result says so and
+   after the move; above them, when all-a16w8 stays above a quarter of the int8 error, what
+   limits it (the int8 weights' own error, the operators kept int8: limits.py). When the target cannot be met within the budget, the result says so and
    keeps the best choice found.
 """
 
@@ -37,6 +40,7 @@ import numpy as np
 import torch
 
 from kiln import KilnError
+from kiln.backends.arm.quantizer.limits import int8_weights_error, what_limits_a16w8
 
 
 logger = logging.getLogger(__name__)
@@ -74,11 +78,13 @@ class PrecisionChoice:
     summary: str = ""
     # EthosUQuantizer(spec, activations=..., int16_modules=...) quantizes the same way
     activations: str = "int8"
+    weights_error: float | None = None  # int8 weights, fp32 activations: a16w8's floor
+    limits: list[str] = field(default_factory=list)  # what keeps all-a16w8 above int8 / 4 (limits.py)
 
     def table(self) -> str:
         """The per-layer report (candidates in order of gain)."""
         width = max([len("layer"), *(len(row.name) for row in self.layers)])
-        lines = [self.summary,
+        lines = [self.summary, *(f"  limit: {line}" for line in self.limits),
                  f"  {'layer':<{width}}  {'type':<12}  {'gain':>9}  precision  {'error after':>11}  "
                  f"{'NPU cycles':>10}  {'SRAM':>8}  note"]
         for row in self.layers:
@@ -186,6 +192,7 @@ class _Evaluator:
         self.calibration = list(calibration)
         self.spec = compile_spec
         self.reference = outputs_of(model, self.calibration)
+        self.last_quantizer: Any = None  # the quantizer of the latest quantize()
 
     def quantize(self, int16_modules: Sequence[str], activations: str = "int8",
                  int8_modules: Sequence[str] = ()) -> tuple[Any, float]:
@@ -197,6 +204,7 @@ class _Evaluator:
         for name in int8_modules:
             quantizer.set_module_name(name, get_symmetric_quantization_config())
         program = kiln.quantize(self.model, self.inputs, quantizer, self.calibration, progress=False)
+        self.last_quantizer = quantizer
         return program, relative_error(self.reference, outputs_of(program.module(), self.calibration))
 
     def cost(self, program: Any) -> tuple[int | None, int | None]:
@@ -212,6 +220,27 @@ class _Evaluator:
         cycles = sum(int(d.report.npu_cycles or 0) for d in delegates)
         sram = max(int(d.report.sram_bytes or 0) for d in delegates)
         return cycles, sram
+
+
+def _shortest_output_run(evaluator: _Evaluator, layers: Sequence[Layer], max_error: float,
+                         max_cycles: int | None, max_sram: int | None) -> tuple[list[str], Any, float, Any, Any] | None:
+    """The fewest last layers (graph order) whose 16 bits meet ``max_error`` within the budget:
+    (names, program, error, NPU cycles, SRAM), or None. Such a run costs no requantization
+    pass (its first layer reads the int8 tensor before it as it is, and the model's output is
+    dequantized on the CPU either way), where a mix with int8 layers after 16-bit ones
+    requantizes before each; every layer in 16 bits is not a run (all-a16w8 is its own
+    candidate)."""
+    for start in range(len(layers) - 1, 0, -1):
+        names = [layer.name for layer in layers[start:]]
+        program, error = evaluator.quantize([m for layer in layers[start:] for m in layer.modules])
+        logger.info("last %d layers in 16 bits: error %.3e (target %.3e)", len(names), error, max_error)
+        if error > max_error:
+            continue
+        cycles, sram = evaluator.cost(program)
+        if _over_budget(cycles, sram, max_cycles, max_sram):
+            return None  # a longer run costs more
+        return names, program, error, cycles, sram
+    return None
 
 
 def _over_budget(cycles: int | None, sram: int | None, max_cycles: int | None, max_sram: int | None) -> list[str]:
@@ -260,7 +289,10 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
     int8_program, int8_error = evaluator.quantize([])
     int8_cycles, int8_sram = evaluator.cost(int8_program)
     a16w8_program, a16w8_error = evaluator.quantize([], activations="int16")
+    a16w8_kept = evaluator.last_quantizer.kept_int8
     a16w8_cycles, a16w8_sram = evaluator.cost(a16w8_program)
+    weights_error = int8_weights_error(evaluator.model, evaluator.calibration, evaluator.reference)
+    limits = what_limits_a16w8(int8_error, a16w8_error, weights_error, a16w8_kept)
     rows = []
     for layer in layers:
         _, error = evaluator.quantize([], activations="int16", int8_modules=layer.modules)
@@ -294,6 +326,15 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
             row.precision, row.note = "int8", "undone: a later state was no better"
     chosen = best_chosen
     activations = "int8"
+    how = "greedy"
+    run = _shortest_output_run(evaluator, layers, max_error, max_npu_cycles, max_sram_bytes)
+    if run is not None and (error > max_error or (run[3] is not None and cycles is not None and run[3] < cycles)):
+        chosen, program, error, cycles, sram = run
+        how = "output run"
+        for row in rows:
+            row.precision = "int16" if row.name in chosen else "int8"
+            if row.precision == "int16" and row.note.startswith("undone"):
+                row.note = ""
     mix_met = error <= max_error
     # Every boundary between int8 and 16-bit layers is a requantization pass, and operators
     # outside the candidates' modules stay int8 in a mix: all layers in 16 bits win when they
@@ -312,9 +353,10 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
             activations = "int16"
     met = error <= max_error
     modules = [] if activations == "int16" else [m for name in chosen for m in modules_of[name]]
+    how = "all layers" if activations == "int16" else how
     summary = (f"per-layer precision for {getattr(compile_spec, 'target', compile_spec)}: "
-               f"{len(chosen)} of {len(rows)} layers 16-bit, error vs fp32 {error:.3e} "
+               f"{len(chosen)} of {len(rows)} layers 16-bit ({how}), error vs fp32 {error:.3e} "
                f"(target {max_error:.3e}: {'met' if met else 'NOT met, best found'}; all int8 {int8_error:.3e}, "
                f"all a16w8 {a16w8_error:.3e}), NPU cycles {cycles} (all int8 {int8_cycles}, all a16w8 {a16w8_cycles})")
     return PrecisionChoice(modules, error, int8_error, cycles, sram, int8_cycles, a16w8_error, a16w8_cycles, met,
-                           rows, program, summary, activations)
+                           rows, program, summary, activations, weights_error, limits)

@@ -8,18 +8,23 @@ operators in 16 bits, and Vela compiles them for every Ethos-U (U55, U65, U85):
   multipliers;
 * add / sub / mul: operands rescaled to int32 (15 bits of headroom instead of int8's 20);
 * average pooling and means, max pooling, clamps (relu, relu6, hardtanh), and the
-  operators that only move values (views, permutes, slices, padding, concatenation).
+  operators that only move values (views, permutes, slices, padding, concatenation);
+* smooth pointwise functions of one tensor (sigmoid, tanh, GELU, SiLU, hardswish,
+  hardsigmoid, ELU, leaky ReLU, 1 - x, products with a number): TOSA's interpolated
+  513-entry int16 TABLE (tosa/ops/table16.py), which Vela compiles to the NPU's 16-bit
+  lookup on every Ethos-U.
 
 Everything else keeps int8 activations (the int8 config of the same layer) with a reason,
-so that nothing is silently computed at a precision the user did not get: lookup-table
-functions (sigmoid, tanh, GELU ...: Kiln builds 256-entry int8 tables, not TOSA's
-interpolated 513-entry int16 ones), softmax and layer norm (their integer decompositions
-are written for int8 inputs), transposed convolutions, matrix products of two computed
-tensors, resizes, gathers. PT2E inserts the requantization between an int16 producer and
-an int8 consumer (and the reverse), which the lowering emits as a RESCALE; a 16-bit
-convolution or linear layer reads an int8 producer as it is (annotator.GraphAnnotator.input_spec), and the operators of the model's
-own forward after a 16-bit layer follow its precision (EthosUQuantizer), so that precision
-changes cost as few NPU passes as possible.
+so that nothing is silently computed at a precision the user did not get: steep table
+functions (exp, log, reciprocal, rsqrt: a line over 128 input codes misses their curve),
+softmax and layer norm (their integer decompositions are written for int8 inputs),
+transposed convolutions, matrix products of two computed tensors, resizes, gathers.
+PT2E inserts the requantization between an int16 producer and an int8 consumer (and the
+reverse), which the lowering emits as a RESCALE; a 16-bit convolution or linear layer reads
+an int8 producer as it is (annotator.GraphAnnotator.input_spec), and an operator of the
+model's own forward with a 16-bit operand (a residual add after a 16-bit block) computes in
+16 bits (EthosUQuantizer), so that precision changes cost as few NPU passes as possible and
+a residual stream stays 16-bit.
 """
 
 from __future__ import annotations
@@ -34,18 +39,19 @@ from kiln.delegation.quantizer.config import QuantizationConfig, get_symmetric_q
 
 aten = torch.ops.aten
 
+# Table functions whose curve a line over 128 input codes misses (module docstring).
+_STEEP_TABLES = {aten.exp.default, aten.log.default, aten.reciprocal.default, aten.rsqrt.default}
+
 #: Operators the Ethos-U lowering computes with int16 activations (module docstring).
 INT16_OPERATORS = (
     {aten.conv1d.default, aten.conv1d.padding, aten.conv2d.default, aten.conv2d.padding, aten.linear.default}
     | {aten.add.Tensor, aten.add_.Tensor, aten.sub.Tensor, aten.sub_.Tensor, aten.mul.Tensor, aten.mul_.Tensor}
-    | patterns.AVERAGE | patterns.SHARED | patterns.CONCAT | patterns.SUM
-) - {aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,
+    | patterns.AVERAGE | patterns.SHARED | patterns.CONCAT | patterns.SUM | patterns.TABLE
+) - _STEEP_TABLES - {aten.upsample_bilinear2d.vec, aten.upsample_bilinear2d.default,
      aten.upsample_nearest2d.default, aten.upsample_nearest2d.vec}
 
-_PRODUCTS = {aten.mul.Tensor, aten.mul_.Tensor}
-
 _WHY_INT8 = [
-    (patterns.TABLE, "a lookup-table function: Kiln's tables are 256-entry int8 ones"),
+    (_STEEP_TABLES, "a steep lookup-table function: a 16-bit table interpolates over 128 input codes"),
     (patterns.SOFTMAX, "softmax's integer decomposition is written for int8 inputs"),
     (patterns.NORMALIZATION, "the normalization's integer decomposition is written for int8 inputs"),
     (patterns.OUTPUT_CHANNELS_AXIS_1, "transposed convolutions are lowered for int8 inputs only"),
@@ -89,10 +95,12 @@ def why_not_int16(node: Node) -> str | None:
     quantize), else why it keeps int8."""
     if not _computes_on_activations(node):
         return None
-    if node.target in _PRODUCTS and not all(isinstance(a, Node) for a in node.args[:2]):
-        return "a product with a Python number is lowered as an int8 lookup table"
     if node.target in INT16_OPERATORS:
         return None
+    activations = [a for a in node.all_input_nodes if _float_tensor(a.meta.get("val")) and a.op != "get_attr"]
+    if torch.Tag.pointwise in getattr(node.target, "tags", ()) and len(activations) == 1 \
+            and node.target not in _STEEP_TABLES:
+        return None  # a function of one tensor: a 16-bit table (tosa/ops/table16.py)
     for group, reason in _WHY_INT8:
         if node.target in group:
             return reason

@@ -58,6 +58,7 @@ class EthosUQuantizer(ModuleScopedQuantizer):
                          else get_symmetric_quantization_config(is_qat=is_qat))
         self.compile_spec = compile_spec
         self._precision = PrecisionChooser()
+        self._following: dict[Node, QuantizationConfig | None] = {}  # per annotate(): each node's config
         names = [int16_modules] if isinstance(int16_modules, str) else list(int16_modules)
         if names:
             a16w8 = get_a16w8_quantization_config(is_qat=is_qat)
@@ -73,17 +74,28 @@ class EthosUQuantizer(ModuleScopedQuantizer):
     def _config_following_producer(self, node: Node) -> QuantizationConfig | None:
         """:meth:`config_for`, except that after a 16-bit producer an operator without
         arithmetic (a view, a clamp: patterns.SHARED), or one written in the model's own
-        forward (no submodule of its own: a functional relu, mean, add), takes the producer's
-        16-bit config: such an operator should neither split the layer's fused activation
+        forward (no submodule of its own: a functional relu, mean, add), takes a 16-bit
+        operand's config: such an operator should neither split the layer's fused activation
         nor requantize to int8 for nothing."""
+        if node in self._following:
+            return self._following[node]
+        self._following[node] = config = self._follow(node)
+        return config
+
+    def _follow(self, node: Node) -> QuantizationConfig | None:
         config = self.config_for(node)
-        source = node.args[0] if node.args else None
         in_no_submodule = not any(_module_path(path) for path, _ in (node.meta.get("nn_module_stack") or {}).values())
-        if (node.target in patterns.SHARED or in_no_submodule) and not is_int16(config) \
-                and isinstance(source, Node) and source.op == "call_function":
-            producer = self._config_following_producer(source)
-            if is_int16(producer):
-                return producer
+        if is_int16(config) or not (node.target in patterns.SHARED or in_no_submodule):
+            return config
+        # A view or clamp follows its input; an operator of the model's own forward follows
+        # any 16-bit operand (a residual add after a 16-bit block: the stream it carries
+        # stays 16-bit, its other operand is requantized).
+        sources = node.args[:1] if node.target in patterns.SHARED else node.args
+        for source in sources:
+            if isinstance(source, Node) and source.op == "call_function":
+                producer = self._config_following_producer(source)
+                if is_int16(producer):
+                    return producer
         return config
 
     def annotate(self, model: GraphModule) -> GraphModule:
@@ -91,6 +103,7 @@ class EthosUQuantizer(ModuleScopedQuantizer):
         if self.io_config is not None:
             annotate_inputs(graph, self.io_config)
         self._precision = PrecisionChooser()
+        self._following = {}
         GraphAnnotator(lambda node: self._precision(node, self._config_following_producer(node)),
                        shared_averages=self.shared_averages).annotate(graph)
         if self.io_config is not None:

@@ -8,7 +8,8 @@
   region that depends on one int8 tensor (x + 3, x * clamp(x + 3, 0, 6) / 6 ...):
   TABLE with 256 int8 entries, one per input code, computed by running the region's
   own PyTorch operators and quantize node on the 256 dequantized codes - the table is
-  the fake-quantized model's own arithmetic, so the lowering is bit-exact.
+  the fake-quantized model's own arithmetic, so the lowering is bit-exact. A function of
+  one int16 tensor becomes TOSA's interpolated 513-entry int16 TABLE (table16.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import tosa_serializer as ts
 
 from kiln.backends.arm.tosa.context import LoweringContext, is_quantize, qd
 from kiln.backends.arm.tosa.ops import REGISTRY, register
+from kiln.backends.arm.tosa.ops.table16 import lower_table16
 from kiln.backends.arm.tosa.values import QTensor
 from kiln.passes.activations import activation_range
 
@@ -157,8 +159,11 @@ def lower_table(ctx: LoweringContext, node: torch.fx.Node) -> None:
     if region is None:
         raise ctx.fail(node, "not a function of one int8 tensor ending in a quantize node")
     x = ctx.qtensor(region.source, node)
+    if x.dtype == ts.DType.INT16:
+        lower_table16(ctx, node, region, x)
+        return
     if x.dtype != ts.DType.INT8:
-        raise ctx.fail(node, "table activations are lowered for int8 inputs only")
+        raise ctx.fail(node, "table activations are lowered for int8 and int16 inputs only")
     out = region.quantize
     if out.args[5] != torch.int8:
         raise ctx.fail(node, f"table activations write int8 only; the result is quantized to {out.args[5]}")
