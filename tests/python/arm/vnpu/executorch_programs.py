@@ -170,6 +170,11 @@ class EtProgram:
     def pte(self) -> Path:
         return self.folder / "program.pte"
 
+    @property
+    def pte_cortex_m(self) -> Path:
+        """a16w8 programs: the same program with ``cortex_m::`` quantize/dequantize on the CPU."""
+        return self.folder / "program_cortex_m.pte"
+
     def expected_outputs(self) -> list[np.ndarray]:
         with np.load(self.folder / "quantized.npz") as arrays:
             return [arrays[f"output_{k}"] for k in range(len(arrays.files))]
@@ -187,7 +192,8 @@ def export(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> torch.ex
 def compile_with_executorch(python: Path, name: str, target: str, folder: Path, full: bool = False,
                             timeout: float = 3600, a16w8: bool = False) -> EtProgram:
     """ExecuTorch's Arm flow on ``MODELS[name]`` (or ``A16W8_MODELS[name]``) for ``target`` (its
-    worker in its venv); ``a16w8``: its 16-bit activation, int8 weight quantization config."""
+    worker in its venv); ``a16w8``: its 16-bit activation, int8 weight quantization config, and
+    also the program with ``cortex_m::`` quantize/dequantize (``EtProgram.pte_cortex_m``)."""
     model, inputs, samples = {**MODELS, **A16W8_MODELS}[name](full)
     folder.mkdir(parents=True, exist_ok=True)
     pt2 = folder / "model.pt2"
@@ -200,7 +206,7 @@ def compile_with_executorch(python: Path, name: str, target: str, folder: Path, 
     start = time.perf_counter()
     try:
         result = subprocess.run([str(python), str(WORKER), str(pt2), str(program.folder), "--target", target,
-                                 *(["--a16w8"] if a16w8 else []), "--samples", *map(str, paths)],
+                                 *(["--a16w8", "--cortex-m-qdq"] if a16w8 else []), "--samples", *map(str, paths)],
                                 capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         program.error = f"ExecuTorch did not finish in {timeout:.0f} s"

@@ -10,7 +10,9 @@ MLP with 16-bit sigmoid and tanh tables for ethos-u55-128 and ethos-u85-256
 * every delegate's payload on the virtual NPU against Arm's TOSA reference model on the TOSA
   graph ExecuTorch lowered, on random inputs over the whole int16 range: bit-exact;
 * the whole program (int16 quantize, the delegate, int16 dequantize on the CPU) on its
-  runtime, against ExecuTorch's quantized PyTorch model, in output steps.
+  runtime, against ExecuTorch's quantized PyTorch model, in output steps; the CNN's program
+  also with ``cortex_m::`` quantize/dequantize on int16 (what ``aot_arm_compiler`` writes for
+  Ethos-U targets): the same outputs.
 
 Kiln's own a16w8 program for the CNN, read by ExecuTorch's deserializer and runtime, has the
 same plan as ExecuTorch's (operators, their int16 dtype and range arguments, the delegate's
@@ -98,6 +100,22 @@ def test_executorch_a16w8_program_runs_on_kiln_near_its_quantized_model(et_progr
     for k, lsb in enumerate(distances):
         assert np.isfinite(lsb) and lsb <= _MAX_PROGRAM_LSB, (
             f"{name} {target} output {k}: {lsb:.1f} steps from ExecuTorch's quantized model")
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_executorch_a16w8_program_with_cortex_m_qdq_gives_the_same_outputs(et_programs: Any, target: str) -> None:
+    from kiln.program import Program
+    from kiln.runtime import Runtime
+
+    program = et_programs("a16w8_cnn", target)
+    operators = Program.load(program.pte_cortex_m).operators
+    assert {"cortex_m::quantize_per_tensor.out", "cortex_m::dequantize_per_tensor.out"} <= set(operators), operators
+    outputs = []
+    for path in (program.pte, program.pte_cortex_m):
+        method = Runtime().load_program(path).load_method("forward")
+        outputs.append([np.asarray(o) for o in method.execute([x.numpy() for x in program.inputs])])
+    for plain, cortex_m in zip(*outputs):
+        np.testing.assert_array_equal(cortex_m, plain)
 
 
 def _read_with_executorch(python: Path, path: Path) -> dict[str, Any]:
