@@ -1,13 +1,18 @@
 """Runs inside the ExecuTorch 1.5.1 venv (never imports kiln): ExecuTorch's Arm Ethos-U flow on
 one float model for one target, keeping what is needed to check its program on Kiln.
 
-Usage: python executorch_arm_programs.py MODEL.pt2 OUT_DIR --target T --samples S_0.npz ...
+Usage: python executorch_arm_programs.py MODEL.pt2 OUT_DIR --target T [--a16w8] [--cortex-m-qdq]
+                                         --samples S_0.npz ...
 
 Each .npz holds one input tuple (``input_0``, ``input_1``, ...); the first sample is also the
 example input and the evaluation input. The flow is the one ``aot_arm_compiler`` runs (its
 quantizer from the compile spec, calibration, ``to_edge_transform_and_lower``,
-``to_executorch``) with the TOSA graph of every delegate dumped (the compile spec's
-intermediates). Writes OUT_DIR/program.pte, OUT_DIR/tosa/*.tosa (one per delegate),
+``to_executorch``; with ``--a16w8`` its 16-bit activation config,
+``get_symmetric_a16w8_quantization_config``, as ``aot_arm_compiler``'s A16W8 mode) with the TOSA graph of every delegate dumped (the compile spec's
+intermediates). ``--cortex-m-qdq`` also writes OUT_DIR/program_cortex_m.pte: the same program
+with the quantize/dequantize ops left on the CPU replaced by ``cortex_m::`` ones, as
+``aot_arm_compiler`` does for Ethos-U targets (its ``ReplaceQuantNodesPass``, int8 and int16).
+Writes OUT_DIR/program.pte, OUT_DIR/tosa/*.tosa (one per delegate),
 OUT_DIR/quantized.npz (the converted PT2E model's outputs on the first sample,
 ``output_0``, ...), OUT_DIR/quantized.pt2 (the quantized model as ExecuTorch lowers it:
 the converted model, exported) and prints one JSON line: {"target", "seconds": {"quantize", "lower"},
@@ -54,10 +59,14 @@ def _tag_order(name: str) -> int:
     return int(found.group(1)) if found else -1
 
 
-def compile_program(pt2: Path, out: Path, target: str, samples: list[tuple[torch.Tensor, ...]]) -> dict:
+def compile_program(pt2: Path, out: Path, target: str, samples: list[tuple[torch.Tensor, ...]],
+                    a16w8: bool = False, cortex_m_qdq: bool = False) -> dict:
     import executorch.backends.arm.arm_vela  # noqa: F401  (registers the backend)
     from executorch.backends.arm.ethosu import EthosUCompileSpec
-    from executorch.backends.arm.quantizer import get_symmetric_quantization_config
+    from executorch.backends.arm.quantizer import (
+        get_symmetric_a16w8_quantization_config,
+        get_symmetric_quantization_config,
+    )
     from executorch.backends.arm.util._factory import create_partitioner, create_quantizer
     from executorch.exir import EdgeCompileConfig, ExecutorchBackendConfig, to_edge_transform_and_lower
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
@@ -65,7 +74,8 @@ def compile_program(pt2: Path, out: Path, target: str, samples: list[tuple[torch
     model = torch.export.load(str(pt2)).module(check_guards=False)
     start = time.perf_counter()
     quantizer = create_quantizer(EthosUCompileSpec(target))
-    quantizer.set_global(get_symmetric_quantization_config(is_per_channel=True))
+    config = get_symmetric_a16w8_quantization_config if a16w8 else get_symmetric_quantization_config
+    quantizer.set_global(config(is_per_channel=True))
     exported = _export(model, samples[0])
     prepared = prepare_pt2e(exported.module(check_guards=False), quantizer)
     for sample in samples:
@@ -87,7 +97,13 @@ def compile_program(pt2: Path, out: Path, target: str, samples: list[tuple[torch
             quantized, partitioner=[create_partitioner(spec)],
             compile_config=EdgeCompileConfig(_check_ir_validity=False),
         )
-    program = edge.to_executorch(config=ExecutorchBackendConfig(extract_delegate_segments=False))
+    config = ExecutorchBackendConfig(extract_delegate_segments=False)
+    if cortex_m_qdq:
+        from executorch.backends.cortex_m.passes.replace_quant_nodes_pass import ReplaceQuantNodesPass
+
+        replaced = edge.transform([ReplaceQuantNodesPass()])  # a copy
+        (out / "program_cortex_m.pte").write_bytes(replaced.to_executorch(config=config).buffer)
+    program = edge.to_executorch(config=config)
     (out / "program.pte").write_bytes(program.buffer)
     lower_seconds = time.perf_counter() - start
     tosa = sorted((p.name for p in (out / "tosa").glob("output_tag*.tosa")), key=_tag_order)
@@ -100,11 +116,15 @@ def main() -> None:
     parser.add_argument("pt2", type=Path)
     parser.add_argument("out", type=Path)
     parser.add_argument("--target", default="ethos-u55-128")
+    parser.add_argument("--a16w8", action="store_true", help="16-bit activations, int8 weights")
+    parser.add_argument("--cortex-m-qdq", action="store_true",
+                        help="also write program_cortex_m.pte (cortex_m:: quantize/dequantize on the CPU)")
     parser.add_argument("--samples", nargs="+", required=True)
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     try:
-        result = compile_program(args.pt2, args.out, args.target, [_load(p) for p in args.samples])
+        result = compile_program(args.pt2, args.out, args.target, [_load(p) for p in args.samples],
+                                 a16w8=args.a16w8, cortex_m_qdq=args.cortex_m_qdq)
     except Exception as error:  # reported to the caller as data
         text = str(error).strip()
         result = {"target": args.target, "error": f"{type(error).__name__}: {text.splitlines()[0][:300] if text else ''}"}

@@ -1,7 +1,7 @@
 """ExecuTorch's own Ethos-U programs for the public architectures, at full size, on Kiln.
 
     python benchmarks/executorch_programs.py [--models wav2letter,deit] [--targets ethos-u55-128]
-                                             [--reduced] [--timeout 1800] [--json FILE]
+                                             [--reduced] [--a16w8] [--timeout 1800] [--json FILE]
                                              [--executorch-python PATH]
 
 Per model and target: ExecuTorch 1.5.1's Arm flow compiles the model (its venv, a
@@ -11,7 +11,9 @@ whether every delegate is bit-exact on the virtual NPU against the TOSA referenc
 ExecuTorch's TOSA graph (two random inputs), and the whole program's largest distance from
 ExecuTorch's quantized PyTorch model in output steps. The models are those of
 tests/python/arm/vnpu/executorch_programs.py (the test runs them at reduced size; ``--reduced``
-here does the same).
+here does the same). ``--a16w8``: ExecuTorch's 16-bit activation, int8 weight config
+(``get_symmetric_a16w8_quantization_config``) instead of int8; ``--models`` may then also name
+the test's small a16w8 models (a16w8_cnn, a16w8_mlp).
 """
 
 from __future__ import annotations
@@ -48,8 +50,9 @@ class Row:
                 self.bit_exact, self.max_lsb, self.error[:70]]
 
 
-def measure(python: Path, name: str, target: str, folder: Path, full: bool, timeout: float) -> Row:
-    program = programs.compile_with_executorch(python, name, target, folder, full=full, timeout=timeout)
+def measure(python: Path, name: str, target: str, folder: Path, full: bool, timeout: float,
+            a16w8: bool = False) -> Row:
+    program = programs.compile_with_executorch(python, name, target, folder, full=full, timeout=timeout, a16w8=a16w8)
     row = Row(name, target, program.seconds, len(program.tosa), error=program.error)
     if program.error:
         return row
@@ -81,6 +84,7 @@ def main() -> int:
     parser.add_argument("--models", default=",".join(programs.MODELS), help="comma-separated")
     parser.add_argument("--targets", default=",".join(programs.TARGETS), help="comma-separated Ethos-U targets")
     parser.add_argument("--reduced", action="store_true", help="the test's reduced sizes")
+    parser.add_argument("--a16w8", action="store_true", help="ExecuTorch's 16-bit activation config")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per ExecuTorch compile")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     parser.add_argument("--executorch-python", default=os.environ.get("KILN_EXECUTORCH_PYTHON", ""))
@@ -93,7 +97,7 @@ def main() -> int:
         for name in args.models.split(","):
             for target in args.targets.split(","):
                 row = measure(Path(args.executorch_python), name, target, Path(folder) / name,
-                              not args.reduced, args.timeout)
+                              not args.reduced, args.timeout, args.a16w8)
                 print("  " + " | ".join(row.cells()), file=sys.stderr, flush=True)
                 rows.append(row)
     print(format_table(rows))

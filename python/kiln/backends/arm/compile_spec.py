@@ -249,11 +249,14 @@ class EthosUCompileSpec:
 
     @property
     def tosa_spec(self) -> str:
-        """The TOSA specification string as ExecuTorch writes it into compile specs.
+        """The TOSA specification string as ExecuTorch 1.5.1 writes it into compile specs.
 
-        ``+u55`` marks the U55/U65 operator subset (U65 shares U55's NPU core rules).
+        ExecuTorch names the int16 and int4 extensions for every Ethos-U target, whatever
+        the program uses (its a16w8 programs and int8 ones alike); ``+u55`` marks the
+        U55/U65 operator subset (U65 shares U55's NPU core rules), ``+cf`` the U85's
+        control flow.
         """
-        return self.tosa_profile + ("+u55" if not self.is_u85 else "")
+        return self.tosa_profile + "+int16+int4" + ("+cf" if self.is_u85 else "+u55")
 
     @property
     def config_path(self) -> Path:

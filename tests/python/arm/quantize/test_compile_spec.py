@@ -132,8 +132,10 @@ def test_compile_specs_have_executorch_keys_and_flags() -> None:
         b"--system-config=Ethos_U55_High_End_Embedded --memory-mode=Shared_Sram"
     )
     assert specs["output_format"] == b"vela" and specs["target"] == b"ethos-u55-128"
-    assert specs["tosa_spec"].startswith(b"TOSA-1.0+INT") and specs["tosa_spec"].endswith(b"+u55")
-    assert not dict(EthosUCompileSpec("ethos-u85-128").to_compile_specs())["tosa_spec"].endswith(b"+u55")
+    # ExecuTorch 1.5.1's EthosUCompileSpec._tosa_spec_for_target: int16 and int4 always named.
+    assert specs["tosa_spec"] == b"TOSA-1.0+INT+int16+int4+u55"
+    assert dict(EthosUCompileSpec("ethos-u65-256").to_compile_specs())["tosa_spec"] == b"TOSA-1.0+INT+int16+int4+u55"
+    assert dict(EthosUCompileSpec("ethos-u85-128").to_compile_specs())["tosa_spec"] == b"TOSA-1.0+INT+int16+int4+cf"
 
 
 def test_custom_config_ini(tmp_path: Path) -> None:

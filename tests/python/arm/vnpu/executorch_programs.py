@@ -105,6 +105,54 @@ MODELS: dict[str, Callable[[bool], Built]] = {
 }
 
 
+class A16w8Cnn(torch.nn.Module):
+    """conv, depthwise conv, a residual add, ReLU, average pooling and a linear head: operators
+    ExecuTorch's Ethos-U flow quantizes to 16 bits on both Ethos-U55 and U85."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.project = torch.nn.Conv2d(8, 8, 1)
+        self.head = torch.nn.Linear(8, 5)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = torch.relu(self.conv(x))
+        z = self.project(torch.relu(self.depthwise(y))) + y
+        z = torch.nn.functional.avg_pool2d(z, 2)
+        return self.head(z.mean((2, 3)))
+
+
+class A16w8Mlp(torch.nn.Module):
+    """linear layers with sigmoid and tanh between them (16-bit table functions)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 32)
+        self.fc2 = torch.nn.Linear(32, 32)
+        self.fc3 = torch.nn.Linear(32, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc3(torch.tanh(self.fc2(torch.sigmoid(self.fc1(x)))))
+
+
+def _small(cls: type[torch.nn.Module], shape: tuple[int, ...]) -> Callable[[bool], Built]:
+    def build(full: bool) -> Built:
+        torch.manual_seed(0)
+        model = cls().eval()
+        generator = torch.Generator().manual_seed(1)
+        samples = [(torch.randn(shape, generator=generator),) for _ in range(4)]
+        return model, samples[0], samples
+
+    return build
+
+
+#: Small models for ExecuTorch's a16w8 flow (16-bit activations, int8 weights).
+A16W8_MODELS: dict[str, Callable[[bool], Built]] = {
+    "a16w8_cnn": _small(A16w8Cnn, (1, 3, 8, 8)), "a16w8_mlp": _small(A16w8Mlp, (1, 16)),
+}
+
+
 @dataclass
 class EtProgram:
     """ExecuTorch's compiled program and what checking it needs."""
@@ -122,6 +170,11 @@ class EtProgram:
     def pte(self) -> Path:
         return self.folder / "program.pte"
 
+    @property
+    def pte_cortex_m(self) -> Path:
+        """a16w8 programs: the same program with ``cortex_m::`` quantize/dequantize on the CPU."""
+        return self.folder / "program_cortex_m.pte"
+
     def expected_outputs(self) -> list[np.ndarray]:
         with np.load(self.folder / "quantized.npz") as arrays:
             return [arrays[f"output_{k}"] for k in range(len(arrays.files))]
@@ -137,9 +190,11 @@ def export(model: torch.nn.Module, inputs: tuple[torch.Tensor, ...]) -> torch.ex
 
 
 def compile_with_executorch(python: Path, name: str, target: str, folder: Path, full: bool = False,
-                            timeout: float = 3600) -> EtProgram:
-    """ExecuTorch's Arm flow on ``MODELS[name]`` for ``target`` (its worker in its venv)."""
-    model, inputs, samples = MODELS[name](full)
+                            timeout: float = 3600, a16w8: bool = False) -> EtProgram:
+    """ExecuTorch's Arm flow on ``MODELS[name]`` (or ``A16W8_MODELS[name]``) for ``target`` (its
+    worker in its venv); ``a16w8``: its 16-bit activation, int8 weight quantization config, and
+    also the program with ``cortex_m::`` quantize/dequantize (``EtProgram.pte_cortex_m``)."""
+    model, inputs, samples = {**MODELS, **A16W8_MODELS}[name](full)
     folder.mkdir(parents=True, exist_ok=True)
     pt2 = folder / "model.pt2"
     torch.export.save(export(model, inputs), str(pt2))
@@ -151,7 +206,7 @@ def compile_with_executorch(python: Path, name: str, target: str, folder: Path, 
     start = time.perf_counter()
     try:
         result = subprocess.run([str(python), str(WORKER), str(pt2), str(program.folder), "--target", target,
-                                 "--samples", *map(str, paths)],
+                                 *(["--a16w8", "--cortex-m-qdq"] if a16w8 else []), "--samples", *map(str, paths)],
                                 capture_output=True, text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         program.error = f"ExecuTorch did not finish in {timeout:.0f} s"
