@@ -49,12 +49,8 @@ _READER = Path(__file__).with_name("executorch_read_conventions.py")
 
 # ExecuTorch lowers the MLP's sigmoid and tanh to int16 TOSA TABLEs, which Vela compiles to
 # 16-bit interpolating lookups (Ethos-U55 table activation on an int16 OFM, Ethos-U85
-# LUT_S16_S16). The virtual NPU models them with issue 24's 16-bit table work (a16w8-next
-# branch): with it both targets are bit-exact, 0 steps from ExecuTorch's model.
-_NEEDS_16_BIT_TABLES = pytest.mark.xfail(
-    reason="16-bit interpolating lookups on the virtual NPU come with the a16w8-next branch", strict=False)
-MODEL_CASES = [pytest.param(name, marks=_NEEDS_16_BIT_TABLES) if name == "a16w8_mlp" else name
-               for name in sorted(A16W8_MODELS)]
+# LUT_S16_S16); the virtual NPU models both.
+MODEL_CASES = sorted(A16W8_MODELS)
 
 
 @pytest.fixture(scope="module")
