@@ -128,6 +128,15 @@ Error run_conv_ifm2_weights(OpContext& ctx, ConvSetup& s) {
              s.k.width);
     return Error::NpuInvalidRegister;
   }
+  // A 1x1 kernel reads IFM(oy * stride, ox * stride): the strides must keep that inside the IFM
+  // (a hostile stream may give an OFM the IFM cannot cover).
+  if (s.ofm_height != 0 && s.ofm_width != 0 &&
+      (uint64_t{s.ofm_height - 1} * s.k.stride_y >= s.ifm_height ||
+       uint64_t{s.ofm_width - 1} * s.k.stride_x >= s.ifm_width)) {
+    KILN_LOG(Error, "weights from IFM2: a %ux%u OFM with stride %ux%u reads outside the %ux%u IFM", s.ofm_height,
+             s.ofm_width, s.k.stride_y, s.k.stride_x, s.ifm_height, s.ifm_width);
+    return Error::NpuInvalidRegister;
+  }
   FeatureMap ifm2;
   Error err = bind_input(ctx, op.ifm2, "IFM2 (weights)", s.ofm_height, s.ofm_depth, s.ifm_depth, &ifm2);
   if (err != Error::Ok) return err;
