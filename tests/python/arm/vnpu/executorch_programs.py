@@ -224,6 +224,28 @@ def compile_with_executorch(python: Path, name: str, target: str, folder: Path, 
     return program
 
 
+def program_cache(python: Path, tmp_path_factory: Any, *, a16w8: bool = False) -> Callable[[str, str], EtProgram]:
+    """A test module's ExecuTorch programs, each compiled on first use (``get(name, target)``);
+    skips when ExecuTorch's venv lacks its Arm flow's tools."""
+    import pytest
+
+    probe = subprocess.run([str(python), "-c", "import ethosu.vela, tosa_serializer"], capture_output=True, check=False)
+    if probe.returncode != 0:
+        pytest.skip("ExecuTorch's Arm flow needs ethos-u-vela==5.1.0 and tosa-tools==2026.5.0 in its venv")
+    cache: dict[tuple[str, str], EtProgram] = {}
+    kind = " a16w8" if a16w8 else ""
+
+    def get(name: str, target: str) -> EtProgram:
+        if (name, target) not in cache:
+            folder = tmp_path_factory.mktemp(f"et_{name}")
+            cache[name, target] = compile_with_executorch(python, name, target, folder, timeout=600, a16w8=a16w8)
+        program = cache[name, target]
+        assert not program.error, f"ExecuTorch could not compile {name}{kind} for {target}: {program.error}"
+        return program
+
+    return get
+
+
 def delegate_payloads(path: Path) -> list[tuple[str, bytes, list[tuple[str, bytes]]]]:
     """(backend id, blob, compile specs) of every delegate of ``forward``, in plan order."""
     from kiln.program import Program

@@ -34,9 +34,8 @@ import pytest
 from .executorch_programs import (
     A16W8_MODELS,
     TARGETS,
-    EtProgram,
-    compile_with_executorch,
     delegate_mismatches,
+    program_cache,
     program_distance,
     tosa_io,
 )
@@ -55,22 +54,7 @@ MODEL_CASES = sorted(A16W8_MODELS)
 
 @pytest.fixture(scope="module")
 def et_programs(executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
-                           capture_output=True, check=False)
-    if probe.returncode != 0:
-        pytest.skip("ExecuTorch's Arm flow needs ethos-u-vela==5.1.0 and tosa-tools==2026.5.0 in its venv")
-    cache: dict[tuple[str, str], EtProgram] = {}
-
-    def get(name: str, target: str) -> EtProgram:
-        if (name, target) not in cache:
-            folder = tmp_path_factory.mktemp(f"et_{name}")
-            cache[name, target] = compile_with_executorch(executorch_python, name, target, folder, timeout=600,
-                                                          a16w8=True)
-        program = cache[name, target]
-        assert not program.error, f"ExecuTorch could not compile {name} a16w8 for {target}: {program.error}"
-        return program
-
-    return get
+    return program_cache(executorch_python, tmp_path_factory, a16w8=True)
 
 
 @pytest.mark.parametrize("target", TARGETS)

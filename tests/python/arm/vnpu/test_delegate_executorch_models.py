@@ -15,14 +15,13 @@ Each program is compiled once per session (module-scope cache).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from .executorch_programs import MODELS, TARGETS, EtProgram, compile_with_executorch, delegate_mismatches, program_distance
+from .executorch_programs import MODELS, TARGETS, delegate_mismatches, program_cache, program_distance
 
 pytestmark = [pytest.mark.executorch, pytest.mark.slow]
 
@@ -36,21 +35,7 @@ TEST_MODELS = sorted(set(MODELS) - {"conformer"})
 
 @pytest.fixture(scope="module")
 def et_programs(executorch_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    probe = subprocess.run([str(executorch_python), "-c", "import ethosu.vela, tosa_serializer"],
-                                         capture_output=True, check=False)
-    if probe.returncode != 0:
-        pytest.skip("ExecuTorch's Arm flow needs ethos-u-vela==5.1.0 and tosa-tools==2026.5.0 in its venv")
-    cache: dict[tuple[str, str], EtProgram] = {}
-
-    def get(name: str, target: str) -> EtProgram:
-        if (name, target) not in cache:
-            folder = tmp_path_factory.mktemp(f"et_{name}")
-            cache[name, target] = compile_with_executorch(executorch_python, name, target, folder, timeout=600)
-        program = cache[name, target]
-        assert not program.error, f"ExecuTorch could not compile {name} for {target}: {program.error}"
-        return program
-
-    return get
+    return program_cache(executorch_python, tmp_path_factory)
 
 
 @pytest.mark.parametrize("target", TARGETS)
