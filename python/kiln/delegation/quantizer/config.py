@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 from torch.fx import Node
@@ -62,6 +62,17 @@ class FiniteHistogramObserver(HistogramObserver):
         if self.non_finite:
             return self._calculate_qparams(self.min_val, self.max_val)
         return super().calculate_qparams()
+
+
+def _activation_observer(observer: ObserverKind, is_qat: bool, *, eps: float) -> Any:
+    """The activation observer (or, for QAT, moving-average fake quantizer) for ``observer``."""
+    if is_qat:
+        return FusedMovingAvgObsFakeQuantize.with_args(eps=eps)
+    return {
+        "minmax": MinMaxObserver,
+        "moving_average": MovingAverageMinMaxObserver,
+        "histogram": FiniteHistogramObserver,
+    }[observer].with_args(eps=eps)
 
 
 @dataclass(frozen=True)
@@ -128,14 +139,7 @@ def get_symmetric_quantization_config(
     steps, 1.82 on average, against 11 and 1.92 with min/max; MobileNetV3: 10 and 0.65
     against 17 and 0.96). QAT always uses a moving-average fake quantizer for activations.
     """
-    if is_qat:
-        activation_ctr = FusedMovingAvgObsFakeQuantize.with_args(eps=_EPS)
-    else:
-        activation_ctr = {
-            "minmax": MinMaxObserver,
-            "moving_average": MovingAverageMinMaxObserver,
-            "histogram": FiniteHistogramObserver,
-        }[observer].with_args(eps=_EPS)
+    activation_ctr = _activation_observer(observer, is_qat, eps=_EPS)
     activation = QuantizationSpec(
         dtype=torch.int8,
         quant_min=ACTIVATION_QMIN,
@@ -215,14 +219,7 @@ def get_a16w8_quantization_config(
     run in 16 bits keep int8 activations (:mod:`kiln.backends.arm.quantizer.precision`).
     """
     int8 = get_symmetric_quantization_config(per_channel=per_channel, is_qat=is_qat, observer=observer)
-    if is_qat:
-        activation_ctr = FusedMovingAvgObsFakeQuantize.with_args(eps=_EPS16)
-    else:
-        activation_ctr = {
-            "minmax": MinMaxObserver,
-            "moving_average": MovingAverageMinMaxObserver,
-            "histogram": HistogramObserver,
-        }[observer].with_args(eps=_EPS16)
+    activation_ctr = _activation_observer(observer, is_qat, eps=_EPS16)
     activation = QuantizationSpec(
         dtype=torch.int16,
         quant_min=ACTIVATION16_QMIN,
