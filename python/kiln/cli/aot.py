@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
                              "NPU computes in 16 bits; the other operators keep int8, each named with its reason")
     parser.add_argument("--int16_layers", "--int16-layers", dest="int16_layers", metavar="NAME,...",
                         help="with --quantize for the Ethos-U: 16-bit activations in these submodules only "
-                             "(names as in model.named_modules()), int8 elsewhere")
+                             "(names as in model.named_modules(); a GRU/LSTM's parts as rnn.l0.input_projection "
+                             "and rnn.l0.steps.T), int8 elsewhere")
     parser.add_argument("--auto_precision", "--auto-precision", dest="auto_precision", type=float,
                         metavar="MAX_ERROR",
                         help="with --quantize --delegate: move the layers that matter most to 16-bit activations "

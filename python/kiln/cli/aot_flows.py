@@ -293,13 +293,23 @@ def _check_precision_flags(args: argparse.Namespace) -> None:
 
 
 def _check_submodules(model: Any, names: list[str]) -> None:
-    """Each of ``names`` is a submodule of ``model`` (a typo is a named error with the nearest name)."""
+    """Each of ``names`` is a submodule of ``model``, or a part of a GRU/LSTM submodule
+    (``rnn.l0.input_projection``, ``rnn.l0.steps.T``: its steps are checked when the
+    quantizer unrolls it). A typo is a named error with the nearest name."""
     import difflib
 
-    from kiln import KilnError
+    import torch
 
-    known = [name for name, _ in model.named_modules() if name]
+    from kiln import KilnError
+    from kiln.delegation.quantizer.scopes import RECURRENT_PART
+
+    modules = dict(model.named_modules())
+    known = [name for name in modules if name]
     for name in names:
+        part = RECURRENT_PART.match(name)
+        layer = modules.get(part.group("layer")) if part else None
+        if isinstance(layer, torch.nn.RNNBase) and int(part.group("index")) < layer.num_layers:
+            continue
         if name not in known:
             close = difflib.get_close_matches(name, known, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""

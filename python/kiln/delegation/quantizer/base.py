@@ -4,7 +4,10 @@ Which config applies to a node: the innermost module named with ``set_module_nam
 that contains it, else the innermost module whose type was given to
 ``set_module_type``, else the global config. ``None`` anywhere means "leave float"
 (the op then runs on the CPU in float). Module scopes come from the
-``nn_module_stack`` metadata that ``torch.export`` records on every node.
+``nn_module_stack`` metadata that ``torch.export`` records on every node; below the
+innermost module, the pieces a rewrite writes out (a recurrent layer's time steps,
+``rnn.l0.steps.48``: scopes.py) have names of their own that ``set_module_name`` takes
+too, and which win over their module's.
 
 A backend's quantizer (``EthosUQuantizer``, ``XnnpackQuantizer``, ``CortexMQuantizer``)
 chooses the global config and, where its kernels need it, its own annotation.
@@ -23,18 +26,11 @@ from kiln.delegation.quantizer.attention import write_out_attention
 from kiln.delegation.quantizer.config import QuantizationConfig
 from kiln.delegation.quantizer.glu import write_out_glu
 from kiln.delegation.quantizer.infinities import leave_infinities_float
-from kiln.delegation.quantizer.recurrent import unroll_recurrent_layers
+from kiln.delegation.quantizer.recurrent import check_subscope_names, unroll_recurrent_layers
+from kiln.delegation.quantizer.scopes import SUBSCOPE_KEY, module_path
 
 _UNSET = object()
 _Self = TypeVar("_Self", bound="ModuleScopedQuantizer")
-
-
-def _module_path(path: str) -> str:
-    """``nn_module_stack`` paths may carry dynamo's ``L['self'].`` prefix; drop it."""
-    for prefix in ("L['self'].", "L__self__."):
-        if path.startswith(prefix):
-            path = path[len(prefix):]
-    return path
 
 
 def _type_name(module_type: type) -> str:
@@ -86,8 +82,11 @@ class ModuleScopedQuantizer(Quantizer):
     def config_for(self, node: Node) -> QuantizationConfig | None:
         """The config that applies to ``node`` (see the module docstring for precedence)."""
         stack = list((node.meta.get("nn_module_stack") or {}).values())
+        subscope = node.meta.get(SUBSCOPE_KEY)
+        if subscope is not None and subscope in self.module_name_configs:
+            return self.module_name_configs[subscope]  # a part of the innermost module (emit.py)
         for path, _ in reversed(stack):
-            config = self.module_name_configs.get(_module_path(path), _UNSET)
+            config = self.module_name_configs.get(module_path(path), _UNSET)
             if config is not _UNSET:
                 return config  # type: ignore[return-value]
         for _, module_type in reversed(stack):
@@ -101,8 +100,11 @@ class ModuleScopedQuantizer(Quantizer):
     def transform_for_annotation(self, model: GraphModule) -> GraphModule:
         """GRU/LSTM layers become their cells' operators, unrolled over time (recurrent.py), GLUs
         their halves, sigmoid and product (glu.py), and scaled_dot_product_attention its matrix
-        products and softmax (attention.py)."""
-        return write_out_attention(write_out_glu(unroll_recurrent_layers(model)))
+        products and softmax (attention.py). A configured name of a recurrent layer's part
+        that the unrolled layer does not have is a ``RecurrentScopeError``."""
+        model = unroll_recurrent_layers(model)
+        check_subscope_names(model.graph, self.module_name_configs)
+        return write_out_attention(write_out_glu(model))
 
     def annotate(self, model: GraphModule) -> GraphModule:
         graph = model.graph

@@ -14,6 +14,8 @@ from typing import Any
 import torch
 from torch.fx import Graph, GraphModule, Node
 
+from kiln.delegation.quantizer.scopes import SUBSCOPE_KEY
+
 aten = torch.ops.aten
 
 
@@ -23,6 +25,9 @@ class Emitter:
     def __init__(self, graph: Graph, anchor: Node) -> None:
         self.graph = graph
         self.anchor = anchor
+        #: Written as ``meta[SUBSCOPE_KEY]`` on the nodes emitted while set: a name below the
+        #: anchor's module (``rnn.l0.steps.48``) that module-scoped configs can address.
+        self.subscope: str | None = None
 
     def __call__(self, target: Any, *args: Any, **kwargs: Any) -> Node:
         with self.graph.inserting_before(self.anchor):
@@ -53,6 +58,8 @@ class Emitter:
     def _inherit(self, node: Node) -> None:
         node.meta["nn_module_stack"] = self.anchor.meta.get("nn_module_stack", {})
         node.meta["stack_trace"] = self.anchor.meta.get("stack_trace")
+        if self.subscope is not None:
+            node.meta[SUBSCOPE_KEY] = self.subscope
 
 
 def _fake_mode(node: Node) -> Any:

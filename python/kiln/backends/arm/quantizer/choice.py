@@ -23,7 +23,10 @@
    after each 16-bit layer followed by an int8 one); the cheaper of the two is the mix.
    If every layer in 16 bits meets the target at no more cost than the mix (each boundary
    between int8 and 16-bit layers is a requantization pass), or the mix misses the target
-   and all-a16w8 does better, the choice is all-a16w8.
+   and all-a16w8 does better, the choice is all-a16w8. A GRU or LSTM in the choice is then
+   tried in part: its input projection and its last 0, 1, 2, 4 ... time steps in 16 bits
+   (recurrent.py names the parts), the rest int8, kept when that meets the target for fewer
+   cycles (the zoo GRU: 1 of 49 steps, a third of all-a16w8's cycles).
 3. **Report.** One row per candidate: its gain, the precision chosen, the error and the cost
    after the move; above them, when all-a16w8 stays above a quarter of the int8 error, what
    limits it (the int8 weights' own error, the operators kept int8: limits.py). When the target cannot be met within the budget, the result says so and
@@ -41,6 +44,8 @@ import torch
 
 from kiln import KilnError
 from kiln.backends.arm.quantizer.limits import int8_weights_error, what_limits_a16w8
+from kiln.delegation.quantizer.recurrent import unrolled_size
+from kiln.delegation.quantizer.scopes import innermost_module, input_projection_scope, step_scope
 
 
 logger = logging.getLogger(__name__)
@@ -124,7 +129,8 @@ def outputs_of(module: Any, samples: Sequence[tuple[Any, ...]]) -> list[list[np.
 
 # Recurrent layers are unrolled into their cells' products and sums before annotation
 # (recurrent.py): those compute in 16 bits, their gates' lookup tables keep int8.
-_RECURRENT = (torch.ops.aten.gru.input, torch.ops.aten.lstm.input, torch.ops.aten.rnn_tanh.input)
+_UNROLLED = (torch.ops.aten.gru.input, torch.ops.aten.lstm.input)
+_RECURRENT = (*_UNROLLED, torch.ops.aten.rnn_tanh.input)
 _WEIGHTED = (torch.ops.aten.conv1d.default, torch.ops.aten.conv1d.padding, torch.ops.aten.conv2d.default,
              torch.ops.aten.conv2d.padding, torch.ops.aten.linear.default, *_RECURRENT)
 
@@ -139,22 +145,17 @@ class Layer:
     name: str  # the weighted operator's module
     module_type: str
     modules: tuple[str, ...]  # every module name that moves (the weighted one first)
+    recurrent: tuple[int, int] | None = None  # a GRU/LSTM unrolled: (stacked layers, time steps)
 
-
-def _innermost_module(node: torch.fx.Node) -> tuple[str, str] | None:
-    """(name, type name) of the innermost submodule whose forward holds ``node`` (None for
-    the model's own forward). Not always a leaf: attention computes its input projection in
-    its own forward."""
-    stack = list((node.meta.get("nn_module_stack") or {}).values())
-    if not stack:
-        return None
-    path, module_type = stack[-1]
-    name = str(path)
-    for prefix in ("L['self'].", "L__self__."):
-        name = name[len(prefix):] if name.startswith(prefix) else name
-    if not name or name.startswith("L["):
-        return None
-    return name, getattr(module_type, "__name__", str(module_type).rsplit(".", 1)[-1])
+    def parts(self, steps: int) -> list[str]:
+        """The modules of a recurrent layer with only its input projections and its top
+        layer's last ``steps`` time steps in 16 bits (recurrent.py's part names)."""
+        assert self.recurrent is not None
+        layers, length = self.recurrent
+        top = layers - 1
+        return [*(input_projection_scope(self.name, index) for index in range(layers)),
+                *(step_scope(self.name, top, step) for step in range(length - steps, length)),
+                *self.modules[1:]]
 
 
 def candidate_layers(model: torch.nn.Module, example_inputs: tuple[Any, ...]) -> list[Layer]:
@@ -165,21 +166,25 @@ def candidate_layers(model: torch.nn.Module, example_inputs: tuple[Any, ...]) ->
     exported = torch_export(model.eval(), example_inputs, what="choosing per-layer precision")
     groups: list[tuple[str, str, list[str]]] = []
     before_first: list[str] = []
+    recurrent: dict[str, tuple[int, int] | None] = {}
     for node in exported.graph.nodes:
         if node.op != "call_function":
             continue
-        found = _innermost_module(node)
+        found = innermost_module(node)
         if found is None:
             continue
         name, module_type = found
         if node.target in _WEIGHTED and not any(name == group[0] for group in groups):
             groups.append((name, module_type, [*before_first, name] if not groups else [name]))
             before_first = []
+            if node.target in _UNROLLED:
+                recurrent[name] = unrolled_size(node)
             continue
         owner = groups[-1][2] if groups else before_first
         if name not in owner and not any(name in group[2] for group in groups):
             owner.append(name)
-    return [Layer(name, module_type, tuple(dict.fromkeys([name, *modules]))) for name, module_type, modules in groups]
+    return [Layer(name, module_type, tuple(dict.fromkeys([name, *modules])), recurrent.get(name))
+            for name, module_type, modules in groups]
 
 
 class _Evaluator:
@@ -241,6 +246,52 @@ def _shortest_output_run(evaluator: _Evaluator, layers: Sequence[Layer], max_err
             return None  # a longer run costs more
         return names, program, error, cycles, sram
     return None
+
+
+def _recurrent_parts(evaluator: _Evaluator, layers: Sequence[Layer], chosen: Sequence[str],
+                     rows: Sequence[LayerChoice], max_error: float, cycles: int | None,
+                     max_cycles: int | None, max_sram: int | None) -> tuple[list[str], Any, float, Any, Any,
+                                                                           list[str]] | None:
+    """A chosen GRU/LSTM with only its input projection and its last time steps in 16 bits,
+    where that meets ``max_error`` for fewer NPU cycles than the whole layer in 16 bits:
+    (modules, program, error, NPU cycles, SRAM, the layers in part), or None. Every step
+    costs the same, and an early step's rounding fades through the recurrence where a late
+    one reaches the output, so the steps counted from the end double (0, 1, 2, 4 ...) until
+    the target is met; the input projection is one pass over all steps and sets the floor
+    (int8 inputs to the gates of every step)."""
+    modules = {layer.name: list(layer.modules) for layer in layers if layer.name in chosen}
+    found = None
+    parted = []
+    for layer in layers:
+        if layer.name not in modules or layer.recurrent is None:
+            continue
+        length = layer.recurrent[1]
+        steps = 0
+        while steps < length:
+            modules[layer.name] = layer.parts(steps)
+            program, error = evaluator.quantize([m for names in modules.values() for m in names])
+            logger.info("%s: input projection and last %d of %d steps in 16 bits: error %.3e (target %.3e)",
+                        layer.name, steps, length, error, max_error)
+            if error <= max_error:
+                break
+            steps = max(1, 2 * steps)
+        if steps >= length:
+            modules[layer.name] = list(layer.modules)
+            continue
+        step_cycles, sram = evaluator.cost(program)
+        if step_cycles is None or (cycles is not None and step_cycles >= cycles) or \
+                _over_budget(step_cycles, sram, max_cycles, max_sram):
+            modules[layer.name] = list(layer.modules)
+            continue
+        cycles = step_cycles
+        parted.append(layer.name)
+        found = ([m for names in modules.values() for m in names], program, error, step_cycles, sram, parted)
+        for row in rows:
+            if row.name == layer.name:
+                row.precision = "int16"
+                row.error_after, row.npu_cycles_after, row.sram_bytes_after = error, step_cycles, sram
+                row.note = f"input projection and last {steps} of {length} steps in 16 bits"
+    return found
 
 
 def _over_budget(cycles: int | None, sram: int | None, max_cycles: int | None, max_sram: int | None) -> list[str]:
@@ -351,9 +402,14 @@ def choose_precision(model: torch.nn.Module, example_inputs: tuple[Any, ...],
             chosen = [layer.name for layer in layers]
             program, error, cycles, sram = a16w8_program, a16w8_error, a16w8_cycles, a16w8_sram
             activations = "int16"
-    met = error <= max_error
     modules = [] if activations == "int16" else [m for name in chosen for m in modules_of[name]]
     how = "all layers" if activations == "int16" else how
+    if error <= max_error:
+        parts = _recurrent_parts(evaluator, layers, chosen, rows, max_error, cycles, max_npu_cycles, max_sram_bytes)
+        if parts is not None:
+            modules, program, error, cycles, sram, parted = parts
+            activations, how = "int8", f"{how}; {', '.join(parted)} in part"
+    met = error <= max_error
     summary = (f"per-layer precision for {getattr(compile_spec, 'target', compile_spec)}: "
                f"{len(chosen)} of {len(rows)} layers 16-bit ({how}), error vs fp32 {error:.3e} "
                f"(target {max_error:.3e}: {'met' if met else 'NOT met, best found'}; all int8 {int8_error:.3e}, "

@@ -23,11 +23,12 @@ from torch.fx import GraphModule, Node
 from kiln.backends.arm.quantizer.precision import KeptInt8, PrecisionChooser
 from kiln.delegation.quantizer import patterns
 from kiln.delegation.quantizer.annotator import GraphAnnotator, annotate_inputs, annotate_outputs
-from kiln.delegation.quantizer.base import ModuleScopedQuantizer, _module_path
+from kiln.delegation.quantizer.base import ModuleScopedQuantizer
 from kiln.delegation.quantizer.config import (
     QuantizationConfig, get_a16w8_quantization_config, get_symmetric_quantization_config, is_int16,
 )
 from kiln.delegation.quantizer.infinities import leave_infinities_float
+from kiln.delegation.quantizer.scopes import module_path
 from kiln.delegation.report import PRECISION_NOTES_KEY
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ class EthosUQuantizer(ModuleScopedQuantizer):
 
     def _follow(self, node: Node) -> QuantizationConfig | None:
         config = self.config_for(node)
-        in_no_submodule = not any(_module_path(path) for path, _ in (node.meta.get("nn_module_stack") or {}).values())
+        in_no_submodule = not any(module_path(path) for path, _ in (node.meta.get("nn_module_stack") or {}).values())
         if is_int16(config) or not (node.target in patterns.SHARED or in_no_submodule):
             return config
         # A view or clamp follows its input; an operator of the model's own forward follows
