@@ -230,9 +230,6 @@ def run_raw(vela: Any, inputs: list[np.ndarray], arch: str | None = None, macs: 
     return run_raw_with_counters(vela, inputs, arch, macs).outputs
 
 
-_TOSA_DTYPES = {"int8": np.int8, "int16": np.int16, "int32": np.int32}
-
-
 def reference_mismatches(delegates: Any, seeds: tuple[int, ...] = (0, 1)) -> list[str]:
     """Each Ethos-U delegate of a compile report (``report.delegates``) run on the virtual NPU
     (its payload, as the runtime's backend runs it) and its TOSA graph on the TOSA reference
@@ -247,9 +244,9 @@ def reference_mismatches(delegates: Any, seeds: tuple[int, ...] = (0, 1)) -> lis
         specs = [(key, bytes(value)) for key, value in delegate.preprocessed.compile_specs]
         for seed in seeds:
             rng = np.random.default_rng(seed)
-            inputs = [rng.integers(np.iinfo(_TOSA_DTYPES[io.dtype]).min, np.iinfo(_TOSA_DTYPES[io.dtype]).max + 1,
-                                   size=io.shape).astype(_TOSA_DTYPES[io.dtype]) for io in tosa.inputs]
-            outputs = [np.zeros(io.shape, dtype=_TOSA_DTYPES[io.dtype]) for io in tosa.outputs]
+            inputs = [rng.integers(np.iinfo(io.numpy_dtype).min, np.iinfo(io.numpy_dtype).max + 1,
+                                   size=io.shape).astype(io.numpy_dtype) for io in tosa.inputs]
+            outputs = [np.zeros(io.shape, dtype=io.numpy_dtype) for io in tosa.outputs]
             _runtime.ethos_u_run_payload(delegate.preprocessed.blob, specs, inputs, outputs)
             count = sum(int(np.count_nonzero(got != expected))
                         for got, expected in zip(outputs, tosa.run_reference(inputs)))

@@ -50,6 +50,11 @@ class TosaIO:
         return math.prod(self.shape) * _ELEMENT_SIZE[self.dtype]
 
     @property
+    def numpy_dtype(self) -> type[np.integer]:
+        """The numpy type of this tensor's values (``np.int8`` for "int8" ...)."""
+        return _NUMPY[self.dtype]
+
+    @property
     def permutation(self) -> tuple[int, ...]:
         """Logical -> TOSA dim order (apply with ``np.transpose``)."""
         return canonical_perm(len(self.shape))
@@ -98,7 +103,7 @@ class TosaSubgraph:
         arrays = []
         for io, array in zip(self.inputs, inputs):
             array = np.asarray(array)
-            if tuple(array.shape) != io.shape or array.dtype != _NUMPY[io.dtype]:
+            if tuple(array.shape) != io.shape or array.dtype != io.numpy_dtype:
                 raise TosaReferenceError(
                     f"{self.name}: input {io.name} must be {io.dtype} {io.shape}, got {array.dtype} {array.shape}")
             arrays.append(np.ascontiguousarray(array.transpose(io.permutation)))
@@ -107,7 +112,7 @@ class TosaSubgraph:
             raise TosaReferenceError(f"{self.name}: TOSA reference model status {status.name}")
         results = []
         for io, array in zip(self.outputs, outputs):
-            array = np.asarray(array).view(_NUMPY[io.dtype]).reshape(io.tosa_shape)
+            array = np.asarray(array).view(io.numpy_dtype).reshape(io.tosa_shape)
             results.append(np.ascontiguousarray(array.transpose(inverse(io.permutation))))
         return results
 
