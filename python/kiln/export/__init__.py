@@ -33,10 +33,9 @@ from kiln import ExportError
 from kiln.delegation.interfaces import Partitioner
 from kiln.devtools.debug_info import DebugInfo, record_method
 from kiln.export.delegate import CompileReport, DelegateInfo, Progress, delegate_partitions
-from kiln.export.edge import TorchExportError, export_to_edge, normalize_inputs
+from kiln.export.edge import TorchExportError, export_to_edge, normalize_core_aten, normalize_inputs
 from kiln.export.methods import MethodSource, method_sources
 from kiln.memory import plan_memory
-from kiln.passes.as_strided import rewrite_as_strided
 from kiln.passes.kernel_availability import KERNEL_LIBRARIES
 from kiln.ir.method_graph import MethodGraph
 from kiln.passes.out_variants import to_out_variants
@@ -90,8 +89,9 @@ def _is_core_aten(program: ExportedProgram) -> bool:
 def to_edge_program(model_or_program: Any, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
     """Stage 1: a core-ATen ExportedProgram from a module or an ExportedProgram.
 
-    Its ``as_strided`` calls become views or copies of row-major tensors
-    (:func:`kiln.passes.as_strided.rewrite_as_strided`), and torch.export's checks on values
+    Its ``as_strided`` calls become views or copies of row-major tensors and its batched
+    products of one repeated matrix (a Linear on a transposed input) single matrix products
+    (:func:`kiln.export.edge.normalize_core_aten`), and torch.export's checks on values
     read from tensors go with the reads that feed only them
     (:func:`kiln.passes.value_checks.drop_value_checks`); in place for an ExportedProgram
     already in core ATen: the graph computes the same. A quantization scale the program
@@ -107,13 +107,13 @@ def _to_core_aten(model_or_program: Any, example_inputs: Any, dynamic_shapes: An
         if dynamic_shapes is not None:
             raise ExportError("dynamic_shapes apply to a module; an ExportedProgram has its own already")
         if _is_core_aten(model_or_program):
-            rewrite_as_strided(model_or_program)
+            normalize_core_aten(model_or_program)
             return model_or_program
         try:
             edge = model_or_program.run_decompositions()
         except Exception as error:  # torch raises many unrelated types here
             raise ExportError(f"decomposing the ExportedProgram to core ATen failed: {error}") from error
-        rewrite_as_strided(edge)
+        normalize_core_aten(edge)
         return edge
     if example_inputs is None:
         raise ExportError("example_inputs are needed to export a torch.nn.Module")

@@ -21,6 +21,7 @@ from torch.export import ExportedProgram
 
 from kiln import ExportError
 from kiln.passes.as_strided import rewrite_as_strided
+from kiln.passes.broadcast_matmul import fold_broadcast_matmuls
 
 logger = logging.getLogger(__name__)
 
@@ -101,8 +102,8 @@ def torch_export(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes
 
 
 def export_to_edge(model: torch.nn.Module, example_inputs: Any, dynamic_shapes: Any = None) -> ExportedProgram:
-    """Export ``model`` with ``torch.export`` and decompose it to core ATen (with its
-    ``as_strided`` reads in Kiln's terms: :mod:`kiln.passes.as_strided`).
+    """Export ``model`` with ``torch.export`` and decompose it to core ATen (with what torch
+    laid out by eager strides in Kiln's terms: :func:`normalize_core_aten`).
 
     Args:
         model: the module to compile. Put it in eval mode first (BatchNorm and
@@ -144,8 +145,17 @@ def _export_and_decompose(model: torch.nn.Module, inputs: tuple[Any, ...], dynam
         raise ExportError(
             f"decomposing {model_name} to core ATen failed: {describe_error(error)}"
         ) from error
-    rewrite_as_strided(edge)
+    normalize_core_aten(edge)
     return edge
+
+
+def normalize_core_aten(program: ExportedProgram) -> None:
+    """Writes (in place) what torch's decomposition laid out by eager strides in the terms of
+    Kiln's always row-major tensors: ``as_strided`` reads as views or copies
+    (:mod:`kiln.passes.as_strided`), a fully connected layer on a transposed input as one
+    matrix product (:mod:`kiln.passes.broadcast_matmul`)."""
+    rewrite_as_strided(program)
+    fold_broadcast_matmuls(program)
 
 
 #: Unary ops a quantized program keeps whole: each is one TOSA TABLE (lookup) op on the NPU

@@ -120,3 +120,41 @@ def test_evaluate_follows_a_delegate_fed_by_another_delegate() -> None:
         evaluation = evaluate_delegated(quantized, report, (x,), [model(x)])
     assert all(max(d.max_lsb) <= 1 for d in evaluation.delegates), evaluation.lines()
     assert evaluation.outputs[0].max_lsb_vs_quantized is not None and evaluation.outputs[0].max_lsb_vs_quantized <= 1
+
+
+class ConvThenSequence(nn.Module):
+    """A 1-D convolution over [N, C, T] features, transposed to [N, T, C] for a layer that
+    reads channels last: a Linear or a GRU (keyword spotting front ends write it so)."""
+
+    def __init__(self, reader: str) -> None:
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv1d(10, 16, 3, padding=1), nn.ReLU())
+        self.reader = nn.GRU(16, 16, batch_first=True) if reader == "gru" else nn.Linear(16, 16)
+        self.head = nn.Linear(16, 4)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.reader(self.conv(x).transpose(1, 2))
+        y = y[0] if isinstance(y, tuple) else y
+        return self.head(y[:, -1])
+
+
+@pytest.mark.parametrize("reader", ["linear", "gru"])
+def test_a_layer_on_a_transposed_convolution_output_stays_on_the_npu(reader: str) -> None:
+    """torch writes a Linear on a transposed input as a batched product with the weight
+    repeated (no copy of the input); Kiln writes it as one fully connected layer, so the
+    whole model is one delegate."""
+    from kiln.backends.arm.vnpu import reference_mismatches
+
+    torch.manual_seed(0)
+    model = ConvThenSequence(reader).eval()
+    x = torch.from_numpy(np.random.default_rng(0).standard_normal((1, 10, 12)).astype(np.float32))
+    quantized = _quantize(model, (x,))
+    program = kiln.export(quantized, partitioner=EthosUPartitioner(EthosUCompileSpec(TARGET)))
+    report = program.compile_report
+    on_cpu = [(d.node, d.reason) for d in report.partition_report.decisions
+              if not d.delegated and not d.reason.startswith("boundary")]
+    assert len(report.delegates) == 1 and not on_cpu, on_cpu
+    assert not reference_mismatches(report.delegates)
+    [got] = Runtime().load_program(program.to_bytes()).load_method("forward").execute([x.numpy()])
+    with torch.no_grad():
+        assert _max_lsb(got, quantized.module()(x), _last_step(quantized)) <= 1
