@@ -14,6 +14,7 @@ import io
 import logging
 import sys
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -78,6 +79,17 @@ class TorchExportError(ExportError):
         self.strict = strict
 
 
+@contextlib.contextmanager
+def _without_rnn_weight_warning() -> Iterator[None]:
+    """Silences the warning torch.export gives for every nn.GRU/LSTM/RNN: their forward
+    re-assigns their own ``_flat_weights`` list, and torch asks the user to register as
+    buffers attributes the user never wrote (once per export, and Kiln exports a model
+    several times: quantization, the per-layer precision choice)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"The tensor attributes .*_flat_weights", category=UserWarning)
+        yield
+
+
 def torch_export(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes: Any = None, *,
                  what: str = "") -> ExportedProgram:
     """``torch.export.export(model, inputs)``: non-strict, and strict where non-strict fails
@@ -86,14 +98,15 @@ def torch_export(model: torch.nn.Module, inputs: tuple[Any, ...], dynamic_shapes
     printed = io.StringIO()
     try:
         # torch prints the partial graph when a non-strict trace fails: only the reason matters.
-        with contextlib.redirect_stdout(printed):
+        with contextlib.redirect_stdout(printed), _without_rnn_weight_warning():
             exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=False)
         sys.stdout.write(printed.getvalue())  # the model's own prints
         return exported
     except Exception as error:  # torch raises many unrelated types here
         non_strict = error
     try:
-        exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=True)
+        with _without_rnn_weight_warning():
+            exported = torch.export.export(model, inputs, dynamic_shapes=dynamic_shapes, strict=True)
     except Exception as error:
         raise TorchExportError(type(model).__name__, what, describe_error(non_strict), describe_error(error)) from error
     logger.info("exported %s with TorchDynamo (strict): the non-strict export failed: %s",
