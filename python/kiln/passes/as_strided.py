@@ -209,8 +209,8 @@ def reshape_objection(node: torch.fx.Node) -> Optional[str]:
     return None
 
 
-def _call(graph: torch.fx.Graph, like: torch.fx.Node, target: Any, args: tuple[Any, ...],
-          kwargs: Optional[dict[str, Any]] = None) -> torch.fx.Node:
+def call_like(graph: torch.fx.Graph, like: torch.fx.Node, target: Any, args: tuple[Any, ...],
+              kwargs: Optional[dict[str, Any]] = None) -> torch.fx.Node:
     """A call of ``target`` before nothing in particular (the caller's insertion point),
     with ``like``'s metadata and its fake result."""
     node = graph.call_function(target, args, kwargs or {})
@@ -224,27 +224,27 @@ def _row_major_storage(graph: torch.fx.Graph, node: torch.fx.Node, read: Strided
     """The storage as a tensor whose row-major order is the storage's order."""
     if _is_identity(read.owner_order):
         return read.owner
-    permuted = _call(graph, node, aten.permute.default, (read.owner, list(read.owner_order)))
-    return _call(graph, node, aten.clone.default, (permuted,), {"memory_format": torch.contiguous_format})
+    permuted = call_like(graph, node, aten.permute.default, (read.owner, list(read.owner_order)))
+    return call_like(graph, node, aten.clone.default, (permuted,), {"memory_format": torch.contiguous_format})
 
 
 def _as_views(graph: torch.fx.Graph, node: torch.fx.Node, read: StridedRead, order: tuple[int, ...]) -> torch.fx.Node:
     """A dense read as slice/view/permute of the row-major storage."""
     storage = _row_major_storage(graph, node, read)
     if read.offset != 0 or read.numel != read.elements:
-        flat = _call(graph, node, aten.view.default, (storage, [read.elements]))
-        storage = _call(graph, node, aten.slice.Tensor, (flat, 0, read.offset, read.offset + read.numel))
+        flat = call_like(graph, node, aten.view.default, (storage, [read.elements]))
+        storage = call_like(graph, node, aten.slice.Tensor, (flat, 0, read.offset, read.offset + read.numel))
     laid_out = [read.size[d] for d in order]
-    result = _call(graph, node, aten.view.default, (storage, laid_out))
+    result = call_like(graph, node, aten.view.default, (storage, laid_out))
     if not _is_identity(order):
-        result = _call(graph, node, aten.permute.default, (result, _inverse(order)))
+        result = call_like(graph, node, aten.permute.default, (result, _inverse(order)))
     return result
 
 
 def _as_copy(graph: torch.fx.Graph, node: torch.fx.Node, read: StridedRead) -> torch.fx.Node:
     """A gather read: ``as_strided`` of the row-major storage (the CPU's copy kernel)."""
     storage = _row_major_storage(graph, node, read)
-    return _call(graph, node, AS_STRIDED, (storage, list(read.size), list(read.stride), read.offset))
+    return call_like(graph, node, AS_STRIDED, (storage, list(read.size), list(read.stride), read.offset))
 
 
 def _is_no_op(node: torch.fx.Node) -> bool:

@@ -22,6 +22,8 @@ import torch
 from torch.export import ExportedProgram
 from torch.fx import Graph, Node
 
+from kiln.passes.as_strided import call_like
+
 logger = logging.getLogger(__name__)
 
 aten = torch.ops.aten
@@ -90,14 +92,6 @@ def _bias_add(product: Node, columns: int) -> Optional[tuple[Node, Node, list[No
     return None
 
 
-def _call(graph: Graph, like: Node, target: Any, args: tuple[Any, ...], kwargs: Optional[dict[str, Any]] = None) -> Node:
-    """A call of ``target`` at the insertion point, with ``like``'s metadata and its fake result."""
-    node = graph.call_function(target, args, kwargs or {})
-    node.meta.update({key: value for key, value in like.meta.items() if key != "val"})
-    node.meta["val"] = target(*[a.meta["val"] if isinstance(a, Node) else a for a in args], **(kwargs or {}))
-    return node
-
-
 def _erase_unused(graph: Graph, node: Any) -> None:
     """Erases ``node`` and the chain of views before it that only it read."""
     while isinstance(node, Node) and node.op == "call_function" and not node.users \
@@ -127,13 +121,13 @@ def fold_broadcast_matmuls(program: ExportedProgram) -> int:
         with graph.inserting_before(replaced):
             rows_of = _through_copies(left)
             if not rows_of.meta["val"].is_contiguous():  # a view to rows must read a row-major tensor
-                rows_of = _call(graph, left, aten.clone.default, (rows_of,), {"memory_format": torch.contiguous_format})
-            rows = _call(graph, left, aten.view.default, (rows_of, [math.prod(left_shape[:-1]), left_shape[-1]]))
+                rows_of = call_like(graph, left, aten.clone.default, (rows_of,), {"memory_format": torch.contiguous_format})
+            rows = call_like(graph, left, aten.view.default, (rows_of, [math.prod(left_shape[:-1]), left_shape[-1]]))
             if bias is None:
-                product = _call(graph, node, aten.mm.default, (rows, matrix))
+                product = call_like(graph, node, aten.mm.default, (rows, matrix))
             else:
-                product = _call(graph, node, aten.addmm.default, (bias[1], rows, matrix))
-            result = _call(graph, replaced, aten.view.default, (product, list(_shape(replaced))))
+                product = call_like(graph, node, aten.addmm.default, (bias[1], rows, matrix))
+            result = call_like(graph, replaced, aten.view.default, (product, list(_shape(replaced))))
         replaced.replace_all_uses_with(result)
         renamed[replaced.name] = result.name
         for dead in ([] if bias is None else [bias[0], *reversed(bias[2])]):
